@@ -1,0 +1,7 @@
+import type { Command } from './command.js';
+
+/**
+ * Every subcommand, as data. Add a command by writing `src/cli/<name>.ts` that exports a `Command`
+ * and listing it here.
+ */
+export const COMMANDS: readonly Command[] = [];

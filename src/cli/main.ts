@@ -1,0 +1,69 @@
+#!/usr/bin/env node
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { UsageError, type CliIO } from './command.js';
+import { COMMANDS } from './commands.js';
+
+function help(io: CliIO): void {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length), 4);
+  io.stdout.write('usage: glyphfold <command> [options]\n\ncommands:\n');
+  for (const c of COMMANDS) io.stdout.write(`  ${c.name.padEnd(width)}  ${c.summary}\n`);
+  io.stdout.write(`\n'glyphfold help <command>' shows a command's options.\n`);
+}
+
+/** Runs the CLI with `argv` (without `node` and the script) and returns the exit code. */
+export async function main(argv: string[], io: CliIO): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
+    const target = name === 'help' ? COMMANDS.find((c) => c.name === rest[0]) : undefined;
+    if (target) io.stdout.write(target.usage.trimEnd() + '\n');
+    else help(io);
+    return name === undefined ? 2 : 0;
+  }
+  const command = COMMANDS.find((c) => c.name === name);
+  if (!command) {
+    io.stderr.write(
+      `glyphfold: unknown command '${name}'. Commands: ${COMMANDS.map((c) => c.name).join(', ')}\n`,
+    );
+    return 2;
+  }
+  try {
+    return await command.run(rest, io);
+  } catch (err) {
+    if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      io.stderr.write(`glyphfold ${name}: ${(err as Error).message}\n\n${command.usage.trimEnd()}\n`);
+      return 2;
+    }
+    io.stderr.write(`glyphfold ${name}: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 1;
+  }
+}
+
+function isEntryPoint(): boolean {
+  const entry = process.argv[1];
+  if (!entry) return false;
+  try {
+    return realpathSync(entry) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+if (isEntryPoint()) {
+  const io: CliIO = {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdin: process.stdin,
+    isTTY: Boolean(process.stderr.isTTY),
+    cwd: process.cwd(),
+  };
+  main(process.argv.slice(2), io).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (err: unknown) => {
+      process.stderr.write(`glyphfold: ${String(err)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}
