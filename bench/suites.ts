@@ -1,0 +1,4 @@
+import type { BenchSuite } from './suite.js';
+
+/** Every suite `npm run bench` knows, in the order they run. */
+export const SUITES: readonly BenchSuite[] = [];
