@@ -1,0 +1,24 @@
+/** The bitmap cells glyphfold ships (X11 misc-fixed, see fonts/README.md) and their pixel sizes. */
+
+export type CellName = '4x6' | '5x8' | '6x10';
+
+export const CELLS: Readonly<Record<CellName, { width: number; height: number }>> = {
+  '4x6': { width: 4, height: 6 },
+  '5x8': { width: 5, height: 8 },
+  '6x10': { width: 6, height: 10 },
+};
+
+export const CELL_NAMES = Object.keys(CELLS) as CellName[];
+
+/** Integer scale factors a page may use: every font pixel becomes a scale × scale block. */
+export const MAX_SCALE = 4;
+
+/** Pixel size of one cell at `scale`; throws a RangeError naming the bad cell or scale. */
+export function cellSize(cell: CellName = '4x6', scale = 1): { width: number; height: number } {
+  const size = CELLS[cell];
+  if (!size) throw new RangeError(`unknown cell '${String(cell)}': expected one of ${CELL_NAMES.join(', ')}`);
+  if (!Number.isInteger(scale) || scale < 1 || scale > MAX_SCALE) {
+    throw new RangeError(`scale must be an integer from 1 to ${MAX_SCALE}, found ${String(scale)}`);
+  }
+  return { width: size.width * scale, height: size.height * scale };
+}
