@@ -92,6 +92,23 @@ describe('render', () => {
     expect(decode(reencoded, { cell: '5x8', scale: 2 })).toBe(normalize(text));
   });
 
+  it('decodes RGB pages (what screenshot tools write)', async () => {
+    const result = await render(text, { shape });
+    const rgb = result.pages.map((p) => {
+      const image = fastPngDecode(p.png);
+      const data = new Uint8Array(image.width * image.height * 3);
+      for (let y = 0; y < image.height; y++) {
+        for (let x = 0; x < image.width; x++) {
+          const byte = image.data[y * Math.ceil(image.width / 8) + (x >> 3)]!;
+          const at = (y * image.width + x) * 3;
+          data.fill((byte >> (7 - (x & 7))) & 1 ? 255 : 0, at, at + 3);
+        }
+      }
+      return fastPngEncode({ width: image.width, height: image.height, data, depth: 8, channels: 3 });
+    });
+    expect(decode(rgb)).toBe(normalize(text));
+  });
+
   it('names what is wrong with bad input', async () => {
     await expect(render(42 as unknown as string, { shape })).rejects.toThrow(TypeError);
     await expect(render(42 as unknown as string, { shape })).rejects.toThrow(
