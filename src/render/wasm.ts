@@ -7,8 +7,9 @@
  */
 import { fromBase64 } from './atlas.js';
 import { atlasBytes } from './atlases.js';
-import { cellSize, type CellName } from './cells.js';
+import type { CellName } from './cells.js';
 import { WASM_BASE64 } from './generated/wasm.js';
+import { pageGeometry } from './geometry.js';
 
 /** What the module exports (assembly/index.ts documents each one and who calls it). */
 interface CoreExports {
@@ -69,9 +70,6 @@ export interface WasmCore {
   /** Bytes of linear memory the instance holds now (grows with the largest page and text seen). */
   readonly memoryBytes: number;
 }
-
-/** Largest page buffer accepted (the module's memory is 32-bit; beyond this a shape is a mistake). */
-const MAX_PAGE_BYTES = 256 * 2 ** 20;
 
 /** The part of the WebAssembly JS API used here (the ES2023 lib without DOM does not declare it). */
 interface WebAssemblyApi {
@@ -169,31 +167,12 @@ class Core implements WasmCore {
     if (typeof text !== 'string') {
       throw new TypeError(`text must be a string, found ${text === null ? 'null' : typeof text}`);
     }
-    const cell = options.cell ?? '4x6';
-    const scale = options.scale ?? 1;
-    const size = cellSize(cell, scale); // throws for an unknown cell or a bad scale
-    const { width, height } = options;
-    for (const [name, v] of [
-      ['width', width],
-      ['height', height],
-    ] as const) {
-      if (!Number.isInteger(v) || v < 1)
-        throw new RangeError(`page ${name} must be a positive integer, found ${v}`);
-    }
-    const cols = Math.floor(width / size.width);
-    const rows = Math.floor(height / size.height);
-    if (cols < 2 || rows < 2) {
-      throw new RangeError(
-        `page shape ${width}x${height} holds ${cols}x${rows} cells of ${cell} at scale ${scale}` +
-          ` (${size.width}x${size.height} px); at least 2x2 are needed`,
-      );
-    }
-    const pageBytes = height * (1 + Math.ceil(width / 8));
-    if (pageBytes > MAX_PAGE_BYTES) {
-      throw new RangeError(
-        `page shape ${width}x${height} needs ${pageBytes} bytes per page; at most ${MAX_PAGE_BYTES} are supported`,
-      );
-    }
+    // Same checks and messages as the TS reference (unknown cell, scale, sides, area, fewer than 2×2 cells).
+    const { cell, scale, cols, rows, width, height } = pageGeometry(
+      { width: options.width, height: options.height },
+      options.cell,
+      options.scale,
+    );
     this.generation++;
     const x = this.x;
     const key = `${cell}@${scale}`;
