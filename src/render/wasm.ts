@@ -45,6 +45,8 @@ export interface WasmPage {
   scanlines: Uint8Array;
   /** Code points of the normalized text on this page, including the newlines ending its lines. */
   chars: number;
+  /** Escaped code points whose escape starts on this page. */
+  escapes: number;
 }
 
 /** The pages of one text; totals are complete once iteration has finished. */
@@ -118,7 +120,7 @@ class Core implements WasmCore {
     const isCurrent = (): boolean => this.generation === generation;
     // memory does not grow after start(), so one view serves every page of this run.
     const scanlines = new Uint8Array(x.memory.buffer, x.pagePointer(), x.pageLength());
-    const totals = { pages: 0, chars: 0 };
+    const totals = { pages: 0, chars: 0, escapes: 0 };
     let finished = false;
     function* iterate(): Generator<WasmPage, void, void> {
       while (!finished) {
@@ -130,9 +132,11 @@ class Core implements WasmCore {
           finished = true;
           return;
         }
+        const escapes = x.escapeCount();
         totals.pages++;
         totals.chars += n;
-        yield { scanlines, chars: n };
+        yield { scanlines, chars: n, escapes: escapes - totals.escapes };
+        totals.escapes = escapes;
       }
     }
     return {

@@ -14,9 +14,10 @@ interface Shape {
 }
 
 /** Pages as copies (both renderers reuse one buffer per run). */
-function reference(text: string, s: Shape): { pages: Uint8Array[]; chars: number[] } {
+function reference(text: string, s: Shape): { pages: Uint8Array[]; chars: number[]; escapes: number[] } {
   const pages: Uint8Array[] = [];
   const chars: number[] = [];
+  const escapes: number[] = [];
   for (const page of renderScanlines(text, {
     shape: { width: s.width, height: s.height },
     cell: s.cell,
@@ -24,24 +25,28 @@ function reference(text: string, s: Shape): { pages: Uint8Array[]; chars: number
   })) {
     pages.push(page.scanlines.slice());
     chars.push(page.chars);
+    escapes.push(page.escapes);
   }
-  return { pages, chars };
+  return { pages, chars, escapes };
 }
 
 function wasm(
   core: WasmCore,
   text: string,
   s: Shape,
-): { pages: Uint8Array[]; chars: number[]; escapes: number } {
+): { pages: Uint8Array[]; chars: number[]; escapes: number[]; totalEscapes: number } {
   const pages: Uint8Array[] = [];
   const chars: number[] = [];
+  const escapes: number[] = [];
   const run = core.pages(text, s);
   for (const page of run) {
     pages.push(page.scanlines.slice());
     chars.push(page.chars);
+    escapes.push(page.escapes);
   }
   expect(run.pages).toBe(pages.length);
-  return { pages, chars, escapes: run.escapes };
+  expect(run.chars).toBe(chars.reduce((a, b) => a + b, 0));
+  return { pages, chars, escapes, totalEscapes: run.escapes };
 }
 
 /** Asserts byte equality page by page, naming the first differing byte (page, scanline, column). */
@@ -51,6 +56,7 @@ function expectSame(core: WasmCore, text: string, s: Shape): void {
   const where = `${s.cell}@${s.scale} ${s.width}x${s.height}, text ${JSON.stringify(text.slice(0, 60))}…`;
   expect(got.pages.length, `page count, ${where}`).toBe(want.pages.length);
   expect(got.chars, `chars per page, ${where}`).toEqual(want.chars);
+  expect(got.escapes, `escapes per page, ${where}`).toEqual(want.escapes);
   const stride = 1 + Math.ceil(s.width / 8);
   for (let p = 0; p < want.pages.length; p++) {
     const a = want.pages[p]!;
@@ -70,7 +76,7 @@ function expectSame(core: WasmCore, text: string, s: Shape): void {
     cell: s.cell,
     scale: s.scale,
   });
-  expect(got.escapes, `escapes, ${where}`).toBe(counts.escapes);
+  expect(got.totalEscapes, `escapes, ${where}`).toBe(counts.escapes);
   expect(core.count(text, s)).toEqual(counts);
 }
 
