@@ -35,6 +35,27 @@ describe('render', () => {
     expect(decode(result.pages.map((p) => p.png))).toBe(normalize(text));
   });
 
+  it('gives byte-identical PNGs from the WASM and the TS engine, also when renders overlap', async () => {
+    for (const cell of ['4x6', '5x8', '6x10'] as const) {
+      const options: RenderOptions = { shape, cell, deflate: 'zlib' };
+      const [wasm, ts, wasm2] = await Promise.all([
+        render(text, { ...options, engine: 'wasm' }),
+        render(text, { ...options, engine: 'ts' }),
+        render(text.slice(3), { ...options, engine: 'wasm' }),
+      ]);
+      expect(wasm.pages.map((p) => p.png)).toEqual(ts.pages.map((p) => p.png));
+      expect({ ...wasm, pages: wasm.pages.length }).toEqual({ ...ts, pages: ts.pages.length });
+      expect(
+        decode(
+          wasm2.pages.map((p) => p.png),
+          { cell },
+        ),
+      ).toBe(normalize(text.slice(3)));
+      const auto = await render(text, options);
+      expect(auto.pages.map((p) => p.png)).toEqual(ts.pages.map((p) => p.png));
+    }
+  });
+
   it('gives the same bytes for the same input on every deflate path, for both compressions', async () => {
     for (const deflate of availableDeflatePaths()) {
       for (const compression of ['default', 'fastest'] as const) {
