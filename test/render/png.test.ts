@@ -1,4 +1,4 @@
-import { deflateSync, inflateSync } from 'node:zlib';
+import { deflateSync, gzipSync, inflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { crc32 } from '../../src/render/crc32.js';
 import { encodePng, encodePngSync } from '../../src/render/png.js';
@@ -11,6 +11,14 @@ describe('crc32 and adler32', () => {
     expect(crc32(ascii)).toBe(0xcbf43926); // CRC-32/ISO-HDLC check value
     expect(adler32(ascii)).toBe(0x091e01de);
     expect(adler32(new Uint8Array(0))).toBe(1);
+    // Every length and offset around the 8-byte step, against zlib's CRC in the gzip trailer.
+    const data = new Uint8Array(64).map((_, i) => (i * 2654435761) >>> 24);
+    for (let start = 0; start < 9; start++) {
+      for (let end = start; end <= 40; end++) {
+        const gz = gzipSync(data.subarray(start, end));
+        expect(crc32(data, start, end)).toBe(gz.readUInt32LE(gz.length - 8));
+      }
+    }
     const big = new Uint8Array(200_000).fill(255);
     expect(adler32(big)).toBe(adlerOfZlib(deflateSync(big)));
   });
