@@ -1285,8 +1285,19 @@ w.text(
   'end_turn',
 );
 
-const out = join(dirname(fileURLToPath(import.meta.url)), '..', 'examples');
-mkdirSync(out, { recursive: true });
-const text = w.jsonl();
-writeFileSync(join(out, 'session.claude.jsonl'), text);
-console.log(`examples/session.claude.jsonl: ${w.lines.length} lines, ${(text.length / 1024).toFixed(0)} KB`);
+/** The generated session; computed once at import (the generator's state is module-level). */
+export const EXAMPLE = w.jsonl();
+export const EXAMPLE_PATH = join(
+  dirname(fileURLToPath(import.meta.url)),
+  '..',
+  'examples',
+  'session.claude.jsonl',
+);
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  mkdirSync(dirname(EXAMPLE_PATH), { recursive: true });
+  writeFileSync(EXAMPLE_PATH, EXAMPLE);
+  console.log(
+    `examples/session.claude.jsonl: ${w.lines.length} lines, ${(EXAMPLE.length / 1024).toFixed(0)} KB`,
+  );
+}
