@@ -145,3 +145,37 @@ describe('claude-code importer', () => {
     expect(t.warnings).toEqual([]);
   });
 });
+
+describe('claude-code chain through bookkeeping entries', () => {
+  it('follows parentUuid through a progress entry that carries a uuid', () => {
+    const l = (o: object): string =>
+      JSON.stringify({ isSidechain: false, sessionId: 's', timestamp: '2026-11-20T10:00:00.000Z', ...o });
+    const text = [
+      l({ type: 'user', uuid: 'u1', parentUuid: null, message: { role: 'user', content: 'list files' } }),
+      l({
+        type: 'assistant',
+        uuid: 'a1',
+        parentUuid: 'u1',
+        message: {
+          role: 'assistant',
+          content: [{ type: 'tool_use', id: 't1', name: 'Bash', input: { command: 'ls' } }],
+        },
+      }),
+      l({
+        type: 'progress',
+        uuid: 'p1',
+        parentUuid: 'a1',
+        data: { type: 'hook_progress', hookEvent: 'PreToolUse' },
+      }),
+      l({
+        type: 'user',
+        uuid: 'u2',
+        parentUuid: 'p1',
+        message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'a.ts' }] },
+      }),
+    ].join('\n');
+    const r = importTranscript(text);
+    expect(r.items.map((i) => i.kind)).toEqual(['message', 'tool_call', 'tool_result']);
+    expect(r.warnings).toEqual(['bookkeeping entries not imported (never sent to the model): 1 progress']);
+  });
+});

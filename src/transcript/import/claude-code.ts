@@ -102,15 +102,20 @@ export function importClaudeCode(text: string, options: ImportOptions = {}): Imp
       );
       continue;
     }
-    if (typeof value.uuid === 'string' && MESSAGE_TYPES.has(value.type)) {
+    if (typeof value.uuid === 'string') {
       if (byUuid.has(value.uuid))
         b.warn(
           `line ${line}: uuid ${value.uuid} repeats line ${byUuid.get(value.uuid)!.line}; the later entry wins`,
         );
+      // Every entry with a uuid can be a link in the chain (newer versions chain progress entries too).
       const entry = { line, e: value };
       byUuid.set(value.uuid, entry);
-      entries.push(entry);
-    } else if (value.type !== 'summary') {
+      if (MESSAGE_TYPES.has(value.type)) {
+        entries.push(entry);
+        continue;
+      }
+    }
+    if (value.type !== 'summary') {
       // file-history-snapshot, queue-operation, progress…: bookkeeping, never sent to the model.
       skippedKinds.set(value.type, (skippedKinds.get(value.type) ?? 0) + 1);
     }
@@ -169,6 +174,7 @@ export function importClaudeCode(text: string, options: ImportOptions = {}): Imp
     const where = `line ${line}`;
     const time = typeof e.timestamp === 'string' ? e.timestamp : undefined;
     const message = isRecord(e.message) ? e.message : undefined;
+    if (!MESSAGE_TYPES.has(String(e.type))) continue; // a bookkeeping link in the chain
     b.nextGroup();
     if (e.type === 'system') {
       const subtype = String(e.subtype ?? 'notice');
