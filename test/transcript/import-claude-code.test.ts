@@ -179,3 +179,23 @@ describe('claude-code chain through bookkeeping entries', () => {
     expect(r.warnings).toEqual(['bookkeeping entries not imported (never sent to the model): 1 progress']);
   });
 });
+
+describe('claude-code repeated uuids', () => {
+  it('reports repeated entries once, keeps the later one, and does not call the earlier abandoned', () => {
+    const text = fixture('claude-code.jsonl');
+    const all = text.trim().split('\n');
+    const firstUser = all.findIndex((l) => l.includes('"isMeta":true'));
+    const doubled = [
+      ...all.slice(0, firstUser + 3),
+      ...all.slice(firstUser, firstUser + 3),
+      ...all.slice(firstUser + 3),
+    ];
+    const r = importTranscript(doubled.join('\n'));
+    const plain = importTranscript(text);
+    expect(r.items.length).toBe(plain.items.length);
+    expect(r.warnings.filter((w) => w.includes('repeat'))).toEqual([
+      `3 entries repeat an earlier uuid (lines ${firstUser + 4}, ${firstUser + 5}, ${firstUser + 6}); the later entry wins`,
+    ]);
+    expect(r.warnings.find((w) => w.includes('not on the active path'))).toMatch(/^3 entries/);
+  });
+});

@@ -95,6 +95,7 @@ export function importClaudeCode(text: string, options: ImportOptions = {}): Imp
   const byUuid = new Map<string, Entry>();
   const entries: Entry[] = [];
   const skippedKinds = new Map<string, number>();
+  const repeated: number[] = [];
   for (const { line, value } of lines) {
     if (!isRecord(value) || typeof value.type !== 'string') {
       b.warn(
@@ -103,10 +104,7 @@ export function importClaudeCode(text: string, options: ImportOptions = {}): Imp
       continue;
     }
     if (typeof value.uuid === 'string') {
-      if (byUuid.has(value.uuid))
-        b.warn(
-          `line ${line}: uuid ${value.uuid} repeats line ${byUuid.get(value.uuid)!.line}; the later entry wins`,
-        );
+      if (byUuid.has(value.uuid)) repeated.push(line);
       // Every entry with a uuid can be a link in the chain (newer versions chain progress entries too).
       const entry = { line, e: value };
       byUuid.set(value.uuid, entry);
@@ -151,8 +149,19 @@ export function importClaudeCode(text: string, options: ImportOptions = {}): Imp
   path.reverse();
 
   const onPath = new Set(path.map((x) => x.line));
-  const sidechain = entries.filter((x) => !onPath.has(x.line) && x.e.isSidechain === true).map((x) => x.line);
-  const abandoned = entries.filter((x) => !onPath.has(x.line) && x.e.isSidechain !== true).map((x) => x.line);
+  if (repeated.length > 0) {
+    b.warn(
+      `${repeated.length} entries repeat an earlier uuid (lines ${range(repeated)}); the later entry wins`,
+    );
+  }
+  // An entry superseded by a later one with the same uuid is neither on the path nor abandoned.
+  const current = (x: Entry): boolean => byUuid.get(x.e.uuid as string) === x;
+  const sidechain = entries
+    .filter((x) => current(x) && !onPath.has(x.line) && x.e.isSidechain === true)
+    .map((x) => x.line);
+  const abandoned = entries
+    .filter((x) => current(x) && !onPath.has(x.line) && x.e.isSidechain !== true)
+    .map((x) => x.line);
   if (abandoned.length > 0) {
     b.warn(
       `${abandoned.length} entries are not on the active path (abandoned branches or unreachable), lines ${range(abandoned)}; not imported`,
