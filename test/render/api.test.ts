@@ -178,6 +178,12 @@ describe('render', () => {
     );
     await expect(render('x', undefined as unknown as RenderOptions)).rejects.toThrow(TypeError);
     expect(() => cellSize('9x9' as '4x6')).toThrow(RangeError);
+    expect(() => countPages('x', undefined as unknown as RenderOptions)).toThrow(
+      /countPages: expected options \{ shape, cell\?, scale\? \}, found undefined/,
+    );
+    expect(() => countPages(null as unknown as string, { shape })).toThrow(
+      /expected text to be a string, found null/,
+    );
     expect(() => decode([new Uint8Array([1, 2, 3])])).toThrow(/page 1: not a PNG/);
   });
 
