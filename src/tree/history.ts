@@ -180,6 +180,36 @@ export class AgentHistory {
     return items;
   }
 
+  /**
+   * Writes items built elsewhere (an importer's path) as they are, ids and turns included, in one durable
+   * unit. Each item's parent must be `null`, an existing item or an earlier one of `items`; ids must be
+   * new; turns must come after the last committed turn and never decrease.
+   */
+  adopt(items: readonly Item[]): void {
+    this.assertBoundary('adopt');
+    if (items.length === 0) return;
+    const seen = new Set<string>();
+    let turn = this.state.turn + 1;
+    const entries: LogEntry[] = [];
+    for (const raw of items) {
+      const item = validateItem(raw);
+      if (this.state.items.has(item.id) || seen.has(item.id))
+        throw new RangeError(`adopt: item id ${item.id} is already in ${this.where()}`);
+      if (item.parent !== null && !seen.has(item.parent) && !this.state.items.has(item.parent))
+        throw new RangeError(
+          `adopt: item ${item.id} names parent ${item.parent}, which is neither in ${this.where()} nor earlier in the input`,
+        );
+      if (item.turn < turn)
+        throw new RangeError(
+          `adopt: item ${item.id} has turn ${item.turn}, expected ${turn} or later (turns only grow; ${this.where()} is at turn ${this.state.turn})`,
+        );
+      turn = item.turn;
+      seen.add(item.id);
+      entries.push({ t: 'item', item });
+    }
+    this.writeUnit(entries, turn);
+  }
+
   /** Drops the pending (uncommitted) turn. Committed items are never affected. */
   discard(): Item[] {
     const dropped = this.pending;

@@ -90,19 +90,24 @@ describe('crash safety (real processes, SIGKILL)', () => {
       const possible = new Array<number>(CONVERSATIONS).fill(0);
       let tails = 0;
       let early = 0;
-      for (let i = 0; i < KILLS; i++) {
-        const c = i % CONVERSATIONS;
-        const r = await cycle(`crash-${c}`);
-        if (r.ready !== undefined) {
-          // What a restarted child loads: all committed turns, nothing uncommitted.
-          expect(r.ready, `cycle ${i}: turns found on open`).toBeGreaterThanOrEqual(known[c]!);
-          expect(r.ready, `cycle ${i}: turns found on open`).toBeLessThanOrEqual(possible[c]!);
-          known[c] = Math.max(r.ready, r.reported);
-          possible[c] = known[c]! + 1;
-        }
-        tails += r.tailsSetAside;
-        if (r.killedBeforeReady) early++;
-      }
+      // The conversations run side by side (their writers share the workspace database); within
+      // one conversation, each child starts after the previous one was killed.
+      await Promise.all(
+        Array.from({ length: CONVERSATIONS }, async (_, c) => {
+          for (let i = c; i < KILLS; i += CONVERSATIONS) {
+            const r = await cycle(`crash-${c}`);
+            if (r.ready !== undefined) {
+              // What a restarted child loads: all committed turns, nothing uncommitted.
+              expect(r.ready, `cycle ${i}: turns found on open`).toBeGreaterThanOrEqual(known[c]!);
+              expect(r.ready, `cycle ${i}: turns found on open`).toBeLessThanOrEqual(possible[c]!);
+              known[c] = Math.max(r.ready, r.reported);
+              possible[c] = known[c]! + 1;
+            }
+            tails += r.tailsSetAside;
+            if (r.killedBeforeReady) early++;
+          }
+        }),
+      );
       const ws = Workspace.open(dir);
       try {
         let turns = 0;
