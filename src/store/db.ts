@@ -61,6 +61,7 @@ export interface ConversationRow {
 }
 
 export type Db = Database.Database;
+export type Statement = Database.Statement;
 
 export function openDatabase(file: string): Db {
   const db = new Database(file);

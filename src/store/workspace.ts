@@ -24,7 +24,7 @@ import type {
 import { AgentHistory, type HistoryOptions } from '../tree/history.js';
 import { applyEntry, emptyState } from '../tree/state.js';
 import { diskBlobs } from './blobs.js';
-import { openDatabase, type ConversationRow, type Db, type HistoryRow } from './db.js';
+import { openDatabase, type ConversationRow, type Db, type HistoryRow, type Statement } from './db.js';
 import { validateId } from './ids.js';
 import { acquireLock } from './lock.js';
 import { createLog, LogAppender, readLog, setAsideTail } from './logfile.js';
@@ -89,6 +89,7 @@ function summarize(parsed: ParsedLog): Summary {
 
 export class Workspace implements HistoryWorkspace {
   private database: Db | undefined;
+  private prepared: { db: Db; updateHistory: Statement; upsertCheckpoint: Statement } | undefined;
   private readonly blobStore: BlobStore;
 
   private constructor(
@@ -292,6 +293,23 @@ export class Workspace implements HistoryWorkspace {
     return s;
   }
 
+  /** @internal prepared once per database connection: a commit should not re-compile its SQL. */
+  statements(): { db: Db; updateHistory: Statement; upsertCheckpoint: Statement } {
+    const db = this.db;
+    if (this.prepared?.db !== db) {
+      this.prepared = {
+        db,
+        updateHistory: db.prepare(
+          'UPDATE histories SET tip = ?, turn = ?, items = ?, lines = ?, head = ? WHERE conversation = ? AND agent = ?',
+        ),
+        upsertCheckpoint: db.prepare(
+          'INSERT OR REPLACE INTO checkpoints (conversation, agent, label, at, turn, time, files) VALUES (?, ?, ?, ?, ?, ?, ?)',
+        ),
+      };
+    }
+    return this.prepared;
+  }
+
   /** @internal */
   historyRow(conversation: string, agent: string): HistoryRow | undefined {
     return this.db
@@ -386,16 +404,18 @@ class DiskBackend implements HistoryBackend {
           damage,
         );
       }
-      const s = summarize(parsed);
       this.head = parsed.lastHash ?? '';
       this.lines = parsed.committedLines;
-      this.tip = s.tip;
-      this.turn = s.turn;
-      this.items = s.items;
       // Bring the index up to date unless that would erase the evidence of damage.
       const stale = !row || row.lines !== parsed.committedLines || row.head !== (parsed.lastHash ?? null);
+      let s: Summary | undefined;
       if (stale && (damage.length === 0 || mode.acceptDamage))
-        ws.db.transaction(() => ws.indexHistory(conversation, agent, parsed))();
+        s = ws.db.transaction(() => ws.indexHistory(conversation, agent, parsed))();
+      // A writer keeps the row's counters current; a reader that found the row fresh needs none.
+      if (!mode.readOnly) s ??= summarize(parsed);
+      this.tip = s?.tip ?? row?.tip ?? null;
+      this.turn = s?.turn ?? row?.turn ?? 0;
+      this.items = s?.items ?? row?.items ?? 0;
       this.loaded = { header: parsed.header, entries: [...parsed.entries], problems };
       if (!mode.readOnly) this.appender = new LogAppender(this.path);
     } catch (err) {
@@ -433,16 +453,27 @@ class DiskBackend implements HistoryBackend {
       else this.turn = Math.max(this.turn, e.turn);
     }
     // The log is durable now; the index follows (a crash here leaves it one unit behind, fixed on open).
-    const db = this.ws.db;
-    db.transaction(() => {
-      db.prepare(
-        'UPDATE histories SET tip = ?, turn = ?, items = ?, lines = ?, head = ? WHERE conversation = ? AND agent = ?',
-      ).run(this.tip, this.turn, this.items, this.lines, this.head, this.conversation, this.agent);
-      const insert = db.prepare(
-        'INSERT OR REPLACE INTO checkpoints (conversation, agent, label, at, turn, time, files) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    const st = this.ws.statements();
+    st.db.transaction(() => {
+      st.updateHistory.run(
+        this.tip,
+        this.turn,
+        this.items,
+        this.lines,
+        this.head,
+        this.conversation,
+        this.agent,
       );
       for (const c of checkpoints)
-        insert.run(this.conversation, this.agent, c.label, c.at, c.turn, c.time, JSON.stringify(c.files));
+        st.upsertCheckpoint.run(
+          this.conversation,
+          this.agent,
+          c.label,
+          c.at,
+          c.turn,
+          c.time,
+          JSON.stringify(c.files),
+        );
     })();
   }
 
