@@ -22,7 +22,7 @@ export class PendingTurnError extends Error {
 }
 
 export interface HistoryOptions {
-  /** Item id generator (default: `it_` + 16 random hex digits). */
+  /** Item id generator (default: `it_` + 12 random hex digits per opened history + a hex counter). */
   newId?: () => string;
   /** Clock for item times (default: `new Date()`). */
   now?: () => Date;
@@ -73,7 +73,11 @@ export class AgentHistory {
   ) {
     this.conversation = backend.conversation;
     this.agent = backend.agent;
-    this.newId = options.newId ?? (() => 'it_' + randomBytes(8).toString('hex'));
+    // A random prefix per opened history plus a counter: unique across processes that take turns
+    // writing one log, without paying for 8 random bytes per item.
+    const prefix = 'it_' + randomBytes(6).toString('hex');
+    let counter = 0;
+    this.newId = options.newId ?? (() => prefix + (counter++).toString(16).padStart(4, '0'));
     this.now = options.now ?? (() => new Date());
     const loaded = backend.load();
     const problems = [...loaded.problems];
