@@ -263,8 +263,13 @@ export class AgentHistory {
     }
     const turn = path.length > 0 ? path[path.length - 1]!.turn : 0;
     entries.push({ t: 'commit', turn, time: this.now().toISOString() });
-    target.write(entries);
-    return new AgentHistory(target, { newId: this.newId, now: this.now });
+    try {
+      target.write(entries);
+      return new AgentHistory(target, { newId: this.newId, now: this.now });
+    } catch (err) {
+      target.close();
+      throw err;
+    }
   }
 
   /**
