@@ -1,9 +1,18 @@
 import type { Command } from './command.js';
 import { decodeCommand } from './decode.js';
+import { importCommand } from './import.js';
+import { reindexCommand } from './reindex.js';
 import { renderCommand } from './render.js';
+import { treeCommand } from './tree.js';
 
 /**
  * Every subcommand, as data. Add a command by writing `src/cli/<name>.ts` that exports a `Command`
  * and listing it here.
  */
-export const COMMANDS: readonly Command[] = [renderCommand, decodeCommand];
+export const COMMANDS: readonly Command[] = [
+  renderCommand,
+  decodeCommand,
+  importCommand,
+  treeCommand,
+  reindexCommand,
+];
