@@ -3,4 +3,5 @@ export * from './transcript/items.js';
 export * from './transcript/import/index.js';
 export * from './transcript/jsonl.js';
 export * from './transcript/image-size.js';
+export * from './render/index.js';
 export * from './providers/index.js';
