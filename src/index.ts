@@ -7,3 +7,4 @@ export * from './render/index.js';
 export * from './transcript/index.js';
 export * from './tree/index.js';
 export * from './store/index.js';
+export * from './providers/index.js';

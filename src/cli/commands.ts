@@ -3,6 +3,7 @@ import { decodeCommand } from './decode.js';
 import { importCommand } from './import.js';
 import { reindexCommand } from './reindex.js';
 import { renderCommand } from './render.js';
+import { shapesCommand } from './shapes.js';
 import { treeCommand } from './tree.js';
 
 /**
@@ -12,6 +13,7 @@ import { treeCommand } from './tree.js';
 export const COMMANDS: readonly Command[] = [
   renderCommand,
   decodeCommand,
+  shapesCommand,
   importCommand,
   treeCommand,
   reindexCommand,
