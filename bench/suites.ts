@@ -1,4 +1,5 @@
+import { RENDER_SUITES } from './render.js';
 import type { BenchSuite } from './suite.js';
 
 /** Every suite `npm run bench` knows, in the order they run. */
-export const SUITES: readonly BenchSuite[] = [];
+export const SUITES: readonly BenchSuite[] = [...RENDER_SUITES];
