@@ -2,8 +2,9 @@
  * Renderer suites (issue 2): `render` (text → scanlines, WASM core vs TS reference), `encode`
  * (scanlines → PNG per deflate path), `pipeline` (text → PNG bytes), `coldstart` (fresh process:
  * import → first PNG) and `competitor` (@napi-rs/canvas drawing the same text). All on 1568×784
- * pages, 4x6 cell, English prose from bench/corpus.ts. Figures are medians of tinybench samples;
- * the machine is shared, so the ratios measured side by side in one run are what to compare.
+ * pages, 4x6 cell, English prose from bench/corpus.ts. Each row gives wall-clock figures (tinybench
+ * p50) and CPU-time figures (process.cpuUsage around each call): the machine is shared, so CPU time
+ * and the ratios measured side by side in one run are what to compare.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -12,7 +13,7 @@ import { encode as fastPngEncode } from 'fast-png';
 import { Bench } from 'tinybench';
 import { encodePng, encodePngSync } from '../src/render/png.js';
 import { renderScanlines } from '../src/render/reference.js';
-import { loadWasmCore, type WasmCore } from '../src/render/wasm.js';
+import { loadWasmCore, type CoreDeflate, type WasmCore } from '../src/render/wasm.js';
 import { englishProse } from './corpus.js';
 import type { BenchContext, BenchResult, BenchSuite } from './suite.js';
 
@@ -23,27 +24,50 @@ const SHAPE = `${WIDTH}x${HEIGHT}`;
 const COLS = WIDTH / 4;
 const ROWS = Math.floor(HEIGHT / 6);
 
-/** Median milliseconds per call of each task, measured in one tinybench run (side by side). */
-async function medians(
+interface Timing {
+  /** Median wall-clock milliseconds per call (tinybench p50). */
+  ms: number;
+  /** Mean CPU milliseconds (user + system) per call: less distorted when other processes share the cores. */
+  cpuMs: number;
+}
+
+/** Times each task in one tinybench run (side by side), wall p50 and mean CPU time per call. */
+async function measure(
   ctx: BenchContext,
   tasks: Record<string, () => unknown>,
-): Promise<Record<string, number>> {
+): Promise<Record<string, Timing>> {
   const bench = new Bench({
     time: ctx.quick ? 150 : 1500,
     iterations: ctx.quick ? 2 : 8,
     warmupTime: ctx.quick ? 50 : 300,
     warmupIterations: 2,
   });
-  for (const [name, fn] of Object.entries(tasks)) bench.add(name, fn);
+  const cpu: Record<string, { total: number; calls: number }> = {};
+  const cpuNow = (): number => {
+    const u = process.cpuUsage();
+    return (u.user + u.system) / 1000;
+  };
+  for (const [name, fn] of Object.entries(tasks)) {
+    const c = (cpu[name] = { total: 0, calls: 0 });
+    bench.add(name, async () => {
+      const t = cpuNow();
+      await fn();
+      c.total += cpuNow() - t;
+      c.calls++;
+    });
+  }
   await bench.run();
-  const out: Record<string, number> = {};
+  const out: Record<string, Timing> = {};
   for (const task of bench.tasks) {
     const r = task.result;
-    if (r.state !== 'completed')
+    if (r.state !== 'completed') {
       throw new Error(`bench task ${task.name} ${r.state}: ${String('error' in r ? r.error : '')}`);
-    out[task.name] = r.latency.p50;
+    }
+    const c = cpu[task.name]!;
+    out[task.name] = { ms: r.latency.p50, cpuMs: c.total / c.calls };
     ctx.log(
-      `${task.name}: p50 ${r.latency.p50.toFixed(3)} ms, mean ${r.latency.mean.toFixed(3)} ms, ${r.latency.samplesCount} samples`,
+      `${task.name}: p50 ${r.latency.p50.toFixed(3)} ms, mean ${r.latency.mean.toFixed(3)} ms, ` +
+        `cpu ${(c.total / c.calls).toFixed(3)} ms, ${r.latency.samplesCount} samples`,
     );
   }
   return out;
@@ -56,7 +80,7 @@ function row(
   impl: string,
   chars: number,
   pages: number,
-  ms: number,
+  t: Timing,
   extra: Partial<BenchResult> = {},
 ): BenchResult {
   return {
@@ -64,15 +88,25 @@ function row(
     impl,
     shape: SHAPE,
     cell: CELL,
-    mcharsPerSec: round(chars / ms / 1000, 1),
-    msPerPage: round(ms / pages),
+    mcharsPerSec: round(chars / t.ms / 1000, 1),
+    msPerPage: round(t.ms / pages),
+    mcharsPerCpuSec: round(chars / t.cpuMs / 1000, 1),
+    cpuMsPerPage: round(t.cpuMs / pages),
     charsPerPage: Math.round(chars / pages),
     ...extra,
   };
 }
 
-function ratio(suite: string, impl: string, value: number): BenchResult {
-  return { suite, impl, shape: SHAPE, cell: CELL, ratio: round(value, 2) };
+/** A ratio row: `a` over `b` in throughput, wall-clock and CPU time. */
+function ratio(suite: string, impl: string, a: Timing, b: Timing): BenchResult {
+  return {
+    suite,
+    impl,
+    shape: SHAPE,
+    cell: CELL,
+    ratio: round(b.ms / a.ms, 2),
+    cpuRatio: round(b.cpuMs / a.cpuMs, 2),
+  };
 }
 
 function textFor(ctx: BenchContext): string {
@@ -99,26 +133,27 @@ const renderSuite: BenchSuite = {
     const pages = drainWasm(core, text);
     if (drainTs(text) !== pages) throw new Error('render: wasm and ts disagree on the page count');
     ctx.log(`${text.length} chars of prose, ${pages} pages`);
-    const ms = await medians(ctx, { wasm: () => drainWasm(core, text), ts: () => drainTs(text) });
+    const t = await measure(ctx, { wasm: () => drainWasm(core, text), ts: () => drainTs(text) });
     return [
-      row('render', 'wasm', text.length, pages, ms.wasm!),
-      row('render', 'ts', text.length, pages, ms.ts!),
-      ratio('render', 'wasm/ts', ms.ts! / ms.wasm!),
+      row('render', 'wasm', text.length, pages, t.wasm!),
+      row('render', 'ts', text.length, pages, t.ts!),
+      ratio('render', 'wasm/ts', t.wasm!, t.ts!),
     ];
   },
 };
 
 /** Copies of the first pages of the prose (deflate time depends on the content). */
-async function samplePages(count: number): Promise<{ pages: Uint8Array[]; chars: number }> {
+async function samplePages(count: number): Promise<{ pages: Uint8Array[]; chars: number; text: string }> {
   const core = await loadWasmCore();
+  const text = englishProse(60_000 * count);
   const pages: Uint8Array[] = [];
   let chars = 0;
-  for (const page of core.pages(englishProse(60_000 * count), { width: WIDTH, height: HEIGHT, cell: CELL })) {
+  for (const page of core.pages(text, { width: WIDTH, height: HEIGHT, cell: CELL })) {
     pages.push(page.scanlines.slice());
     chars += page.chars;
     if (pages.length === count) break;
   }
-  return { pages, chars };
+  return { pages, chars, text };
 }
 
 /** fast-png wants packed rows without filter bytes. */
@@ -133,7 +168,19 @@ function packedRows(scanlines: Uint8Array): Uint8Array {
 const encodeSuite: BenchSuite = {
   name: 'encode',
   async run(ctx) {
-    const { pages, chars } = await samplePages(ctx.quick ? 2 : 8);
+    const count = ctx.quick ? 2 : 8;
+    const { pages, chars, text } = await samplePages(count);
+    const core = await loadWasmCore();
+    // The core encodes the page where it drew it, so its rows include drawing the page (~2–5% here).
+    const coreAll = (mode: CoreDeflate) => () => {
+      let bytes = 0;
+      let n = 0;
+      for (const page of core.pages(text, { width: WIDTH, height: HEIGHT, cell: CELL })) {
+        bytes += page.png(mode).length;
+        if (++n === count) break;
+      }
+      sizes[`core-${mode}`] = bytes;
+    };
     const packed = pages.map(packedRows);
     const image = (scanlines: Uint8Array) => ({ width: WIDTH, height: HEIGHT, scanlines });
     const sizes: Record<string, number> = {};
@@ -148,6 +195,8 @@ const encodeSuite: BenchSuite = {
         encodePngSync(image(pages[i]!), { path: 'zlib', compression: 'fastest' }),
       ),
       'zlib-level0': each('zlib-level0', (i) => deflateSync(pages[i]!, { level: 0 })),
+      'core-runs': coreAll('runs'),
+      'core-stored': coreAll('stored'),
       fflate: each('fflate', (i) => encodePngSync(image(pages[i]!), { path: 'fflate' })),
       'fast-png': each('fast-png', (i) =>
         fastPngEncode({ width: WIDTH, height: HEIGHT, data: packed[i]!, depth: 1, channels: 1 }),
@@ -158,21 +207,29 @@ const encodeSuite: BenchSuite = {
         sizes['compression-stream'] = bytes;
       },
     };
-    const ms = await medians(ctx, tasks);
+    const t = await measure(ctx, tasks);
     return Object.keys(tasks).map((name) =>
-      row('encode', name, chars, pages.length, ms[name]!, {
+      row('encode', name, chars, pages.length, t[name]!, {
         kbPerPage: round(sizes[name]! / pages.length / 1024, 1),
       }),
     );
   },
 };
 
-/** Text → PNG bytes with the WASM core or the TS reference and one deflate path. */
-function pipeline(core: WasmCore | undefined, text: string, compression: 'default' | 'fastest'): number {
+type PipelineMode = 'default' | 'fastest' | 'core-runs' | 'core-stored';
+
+/** Text → PNG bytes: the WASM core or the TS reference, deflated by node:zlib (png.ts, `default` =
+ *  level 6, `fastest` = level 1 + RLE) or, for the core, inside the core (`core-*`, assembly/png.ts). */
+function pipeline(core: WasmCore | undefined, text: string, mode: PipelineMode): number {
   let bytes = 0;
-  const pages = core
-    ? core.pages(text, { width: WIDTH, height: HEIGHT, cell: CELL })
-    : renderScanlines(text, { shape: { width: WIDTH, height: HEIGHT }, cell: CELL });
+  const options = { width: WIDTH, height: HEIGHT, cell: CELL } as const;
+  if (core && (mode === 'core-runs' || mode === 'core-stored')) {
+    const deflate = mode === 'core-runs' ? 'runs' : 'stored';
+    for (const page of core.pages(text, options)) bytes += page.png(deflate).length;
+    return bytes;
+  }
+  const compression = mode === 'fastest' ? 'fastest' : 'default';
+  const pages = core ? core.pages(text, options) : renderScanlines(text, { shape: options, cell: CELL });
   for (const page of pages) {
     bytes += encodePngSync(
       { width: WIDTH, height: HEIGHT, scanlines: page.scanlines },
@@ -188,19 +245,23 @@ const pipelineSuite: BenchSuite = {
     const text = englishProse(ctx.quick ? 200_000 : 1_000_000);
     const core = await loadWasmCore();
     const pages = core.count(text, { width: WIDTH, height: HEIGHT, cell: CELL }).pages;
-    const ms = await medians(ctx, {
-      'wasm-default': () => pipeline(core, text, 'default'),
-      'wasm-fastest': () => pipeline(core, text, 'fastest'),
-      'ts-default': () => pipeline(undefined, text, 'default'),
-      'ts-fastest': () => pipeline(undefined, text, 'fastest'),
-    });
-    const kb = (c: 'default' | 'fastest') => round(pipeline(core, text, c) / pages / 1024, 1);
-    return [
-      row('pipeline', 'wasm-default', text.length, pages, ms['wasm-default']!, { kbPerPage: kb('default') }),
-      row('pipeline', 'wasm-fastest', text.length, pages, ms['wasm-fastest']!, { kbPerPage: kb('fastest') }),
-      row('pipeline', 'ts-default', text.length, pages, ms['ts-default']!),
-      row('pipeline', 'ts-fastest', text.length, pages, ms['ts-fastest']!),
+    const impls: [string, WasmCore | undefined, PipelineMode][] = [
+      ['wasm-default', core, 'default'],
+      ['wasm-fastest', core, 'fastest'],
+      ['wasm-core-runs', core, 'core-runs'],
+      ['wasm-core-stored', core, 'core-stored'],
+      ['ts-default', undefined, 'default'],
+      ['ts-fastest', undefined, 'fastest'],
     ];
+    const t = await measure(
+      ctx,
+      Object.fromEntries(impls.map(([name, c, m]) => [name, () => pipeline(c, text, m)])),
+    );
+    return impls.map(([name, c, m]) =>
+      row('pipeline', name, text.length, pages, t[name]!, {
+        kbPerPage: round(pipeline(c, text, m) / pages / 1024, 1),
+      }),
+    );
   },
 };
 
@@ -313,17 +374,18 @@ const competitorSuite: BenchSuite = {
     const core = await loadWasmCore();
     const pages = core.count(text, { width: WIDTH, height: HEIGHT, cell: CELL }).pages;
     const canvasPages = canvasPipeline(canvas, text).pages;
-    const ms = await medians(ctx, {
+    const t = await measure(ctx, {
       'glyphfold-wasm-default': () => pipeline(core, text, 'default'),
-      'glyphfold-wasm-fastest': () => pipeline(core, text, 'fastest'),
+      'glyphfold-wasm-core-stored': () => pipeline(core, text, 'core-stored'),
       '@napi-rs/canvas': () => canvasPipeline(canvas, text),
     });
-    const canvasMs = ms['@napi-rs/canvas']!;
+    const canvasT = t['@napi-rs/canvas']!;
     return [
-      row('competitor', '@napi-rs/canvas', text.length, canvasPages, canvasMs),
-      row('competitor', 'glyphfold-wasm-default', text.length, pages, ms['glyphfold-wasm-default']!),
-      ratio('competitor', 'default/canvas', canvasMs / ms['glyphfold-wasm-default']!),
-      ratio('competitor', 'fastest/canvas', canvasMs / ms['glyphfold-wasm-fastest']!),
+      row('competitor', '@napi-rs/canvas', text.length, canvasPages, canvasT),
+      row('competitor', 'glyphfold-wasm-default', text.length, pages, t['glyphfold-wasm-default']!),
+      row('competitor', 'glyphfold-wasm-core-stored', text.length, pages, t['glyphfold-wasm-core-stored']!),
+      ratio('competitor', 'default/canvas', t['glyphfold-wasm-default']!, canvasT),
+      ratio('competitor', 'core-stored/canvas', t['glyphfold-wasm-core-stored']!, canvasT),
     ];
   },
 };
