@@ -268,13 +268,16 @@ const pipelineSuite: BenchSuite = {
 /** The child of `coldstart`: timestamps just before importing the built `glyphfold/render`
  *  (dist/render/index.js) and when render() hands over the first PNG (default compression). */
 const COLDSTART_CHILD = `
+const cpu = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
+const c0 = cpu();
 const t0 = performance.now();
 const { render } = await import(process.argv[1] + '/render/index.js');
 const t1 = performance.now();
 let t2 = 0;
+let c2 = 0;
 const text = 'The first page of a snapshot. '.repeat(1500);
-const result = await render(text, { shape: { width: 1568, height: 784 }, onPage: () => { t2 ||= performance.now(); } });
-process.stdout.write(JSON.stringify({ importMs: t1 - t0, importToPng: t2 - t0, pages: result.pages.length }));
+const result = await render(text, { shape: { width: 1568, height: 784 }, onPage: () => { if (!t2) { t2 = performance.now(); c2 = cpu(); } } });
+process.stdout.write(JSON.stringify({ importMs: t1 - t0, importToPng: t2 - t0, cpuImportToPng: c2 - c0, pages: result.pages.length }));
 `;
 
 const coldstartSuite: BenchSuite = {
@@ -288,6 +291,7 @@ const coldstartSuite: BenchSuite = {
     const runs = ctx.quick ? 3 : 15;
     const inside: number[] = [];
     const imports: number[] = [];
+    const cpus: number[] = [];
     const whole: number[] = [];
     const bare: number[] = [];
     for (let i = 0; i < runs; i++) {
@@ -297,7 +301,12 @@ const coldstartSuite: BenchSuite = {
       });
       whole.push(performance.now() - t);
       if (child.status !== 0) throw new Error(`coldstart child failed: ${child.stderr}`);
-      const timing = JSON.parse(child.stdout) as { importMs: number; importToPng: number };
+      const timing = JSON.parse(child.stdout) as {
+        importMs: number;
+        importToPng: number;
+        cpuImportToPng: number;
+      };
+      cpus.push(timing.cpuImportToPng);
       inside.push(timing.importToPng);
       imports.push(timing.importMs);
       t = performance.now();
@@ -313,6 +322,7 @@ const coldstartSuite: BenchSuite = {
         cell: CELL,
         importToFirstPngMs: round(median(inside), 1),
         importMs: round(median(imports), 1),
+        cpuImportToFirstPngMs: round(median(cpus), 1),
         processMs: round(median(whole), 1),
         nodeBareMs: round(median(bare), 1),
         processOverBareMs: round(median(whole) - median(bare), 1),
