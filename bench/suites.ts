@@ -1,5 +1,6 @@
+import { importSuite } from './import.js';
 import { RENDER_SUITES } from './render.js';
 import type { BenchSuite } from './suite.js';
 
 /** Every suite `npm run bench` knows, in the order they run. */
-export const SUITES: readonly BenchSuite[] = [...RENDER_SUITES];
+export const SUITES: readonly BenchSuite[] = [...RENDER_SUITES, importSuite];
