@@ -1,7 +1,8 @@
-import type { BenchSuite } from './suite.js';
 import { importSuite } from './import.js';
+import { RENDER_SUITES } from './render.js';
 import { shapesSuite } from './shapes.js';
-import { storeSuite } from './suites/store.js';
+import { storeSuite } from './store.js';
+import type { BenchSuite } from './suite.js';
 
 /** Every suite `npm run bench` knows, in the order they run. */
-export const SUITES: readonly BenchSuite[] = [importSuite, storeSuite, shapesSuite];
+export const SUITES: readonly BenchSuite[] = [...RENDER_SUITES, shapesSuite, importSuite, storeSuite];

@@ -6,8 +6,10 @@
  * Edge-safe: the module bytes are embedded (generated/wasm.ts), no fs, no fetch.
  */
 import { fromBase64 } from './atlas.js';
-import { atlasBytes } from './atlases.js';
 import type { CellName } from './cells.js';
+import { ATLAS_4X6 } from './generated/atlas-4x6.js';
+import { ATLAS_5X8 } from './generated/atlas-5x8.js';
+import { ATLAS_6X10 } from './generated/atlas-6x10.js';
 import { WASM_BASE64 } from './generated/wasm.js';
 import { pageGeometry } from './geometry.js';
 
@@ -19,6 +21,8 @@ interface CoreExports {
   prepare(width: number, height: number, capacity: number): number;
   begin(length: number, wide: number): number;
   nextPage(draw: number): number;
+  encodePage(mode: number): number;
+  pngPointer(): number;
   pagePointer(): number;
   pageLength(): number;
   escapeCount(): number;
@@ -47,7 +51,16 @@ export interface WasmPage {
   chars: number;
   /** Escaped code points whose escape starts on this page. */
   escapes: number;
+  /**
+   * This page as a complete PNG encoded inside the core (a fresh copy, safe to keep): `'runs'` is
+   * one fixed-Huffman deflate block whose matches are byte runs (fast, ~2–3× larger than zlib's
+   * default), `'stored'` is uncompressed deflate (fastest, largest). Both are valid 1-bit PNGs.
+   */
+  png(mode: CoreDeflate): Uint8Array;
 }
+
+/** Deflate strategies the core implements (assembly/png.ts). */
+export type CoreDeflate = 'runs' | 'stored';
 
 /** The pages of one text; totals are complete once iteration has finished. */
 export interface WasmRun extends Iterable<WasmPage> {
@@ -81,6 +94,20 @@ interface WebAssemblyApi {
   Instance: new (module: object, imports: object) => { exports: object };
 }
 const wasmApi = (globalThis as unknown as { WebAssembly: WebAssemblyApi }).WebAssembly;
+
+/** The raw atlases: the core builds its own tables from them, so the decoded JS atlas (atlases.ts,
+ *  a 64 K-entry lookup per cell) is not needed on this path and a cold start skips it. */
+const ATLAS_SOURCES: Record<CellName, string> = { '4x6': ATLAS_4X6, '5x8': ATLAS_5X8, '6x10': ATLAS_6X10 };
+const atlasCache = new Map<CellName, Uint8Array>();
+
+function atlasBytes(cell: CellName): Uint8Array {
+  let bytes = atlasCache.get(cell);
+  if (!bytes) {
+    bytes = fromBase64(ATLAS_SOURCES[cell]);
+    atlasCache.set(cell, bytes);
+  }
+  return bytes;
+}
 
 let moduleBytes: Uint8Array | undefined;
 let compiled: Promise<object> | undefined;
@@ -121,6 +148,14 @@ class Core implements WasmCore {
     // memory does not grow after start(), so one view serves every page of this run.
     const scanlines = new Uint8Array(x.memory.buffer, x.pagePointer(), x.pageLength());
     const totals = { pages: 0, chars: 0, escapes: 0 };
+    const png = (mode: CoreDeflate): Uint8Array => {
+      if (!isCurrent()) throw new Error('wasm core: this page belongs to a superseded run');
+      if (mode !== 'runs' && mode !== 'stored') {
+        throw new RangeError(`png mode must be 'runs' or 'stored', found ${String(mode)}`);
+      }
+      const length = x.encodePage(mode === 'stored' ? 0 : 1);
+      return new Uint8Array(x.memory.buffer, x.pngPointer(), length).slice();
+    };
     let finished = false;
     function* iterate(): Generator<WasmPage, void, void> {
       while (!finished) {
@@ -135,7 +170,7 @@ class Core implements WasmCore {
         const escapes = x.escapeCount();
         totals.pages++;
         totals.chars += n;
-        yield { scanlines, chars: n, escapes: escapes - totals.escapes };
+        yield { scanlines, chars: n, escapes: escapes - totals.escapes, png };
         totals.escapes = escapes;
       }
     }
