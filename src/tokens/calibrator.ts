@@ -16,7 +16,7 @@ export interface CalibrationState {
 }
 
 export interface CalibratorOptions {
-  /** Weight of the newest observation; default 0.5 (half-life of one turn: drift is followed quickly). */
+  /** Weight of the newest observation; default 0.7: a conversation's mix of prose, code and schema drifts turn by turn, and tokenisers are deterministic, so recent turns are the better guide. */
   alpha?: number;
 }
 
@@ -30,7 +30,7 @@ export class Calibrator {
   private readonly models = new Map<string, { ratio: number; samples: number }>();
 
   constructor(options: CalibratorOptions = {}) {
-    this.alpha = checkAlpha(options.alpha ?? 0.5, 'Calibrator');
+    this.alpha = checkAlpha(options.alpha ?? 0.7, 'Calibrator');
   }
 
   /**
