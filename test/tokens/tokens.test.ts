@@ -1,7 +1,8 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Calibrator, estimateTokens, imageSize } from '../../src/tokens/index.js';
+import { Calibrator, estimateTokens } from '../../src/tokens/index.js';
+import { imageTokens, resolveProfile } from '../../src/providers/index.js';
 import type { Item } from '../../src/transcript/items.js';
 import { wireView } from '../../src/views/index.js';
 import { startProviderServer, type ProviderServer } from '../helpers/provider-server.js';
@@ -61,57 +62,40 @@ describe('estimateTokens', () => {
   });
 });
 
-describe('imageSize', () => {
-  it('reads PNG, GIF, JPEG and WebP headers when the item has no size', () => {
-    const p = png(123, 45);
-    expect(imageSize({ mediaType: 'image/png', data: p.data })).toEqual({ width: 123, height: 45 });
-    const gif = Buffer.from([0x47, 0x49, 0x46, 0x38, 0x39, 0x61, 0x40, 0x01, 0xf0, 0x00, 0, 0, 0]);
-    expect(imageSize({ mediaType: 'image/gif', data: gif.toString('base64') })).toEqual({
-      width: 320,
-      height: 240,
-    });
-    // SOI, an APP0 segment of 16 bytes, then SOF0 with height 600 and width 800.
-    const jpeg = Buffer.from([
-      0xff,
-      0xd8,
-      0xff,
-      0xe0,
-      0x00,
-      0x10,
-      ...new Array(14).fill(0),
-      0xff,
-      0xc0,
-      0x00,
-      0x11,
-      0x08,
-      0x02,
-      0x58,
-      0x03,
-      0x20,
-      3,
-      0,
-      0,
-      0,
-    ]);
-    expect(imageSize({ mediaType: 'image/jpeg', data: jpeg.toString('base64') })).toEqual({
-      width: 800,
-      height: 600,
-    });
-    // RIFF....WEBPVP8X with canvas 1024x768 (stored minus one, 24-bit little endian).
-    const webp = Buffer.alloc(30);
-    webp.write('RIFF', 0);
-    webp.write('WEBPVP8X', 8);
-    webp.writeUIntLE(1023, 24, 3);
-    webp.writeUIntLE(767, 27, 3);
-    expect(imageSize({ mediaType: 'image/webp', data: webp.toString('base64') })).toEqual({
-      width: 1024,
-      height: 768,
-    });
-    expect(imageSize({ mediaType: 'image/png', data: 'AAAA' })).toBeUndefined();
+describe('estimateTokens with profiles', () => {
+  it('counts images by the profile rule by default', () => {
+    const profile = resolveProfile('claude-opus-4-7').profile;
+    const e = estimateTokens('anthropic', agentRun('anthropic'), { model: 'claude-opus-4-7', profile });
+    // 56x28 → 2x1 patches of 28 px, 84x56 → 3x2.
+    expect(e.images).toBe(imageTokens(profile, 56, 28) + imageTokens(profile, 84, 56));
+    expect(e.images).toBe(8);
   });
 });
 
 describe('Calibrator', () => {
+  it('learns from an overflow error that carries the measured count', async () => {
+    const server = await startProviderServer({ contextWindow: 50 });
+    try {
+      const client = new Anthropic({ apiKey: 'k', baseURL: server.anthropicBaseURL, maxRetries: 0 });
+      const path = new PathBuilder().person(sentence(rng(1), 300)).items;
+      const estimate = estimateTokens('anthropic', path, { model: 'm' });
+      const error = await client.messages
+        .create(
+          wireView('anthropic', path, { model: 'm' })
+            .body as unknown as Anthropic.MessageCreateParamsNonStreaming,
+        )
+        .catch((e: unknown) => e);
+      const cal = new Calibrator();
+      const measured = cal.observeOverflow('m', estimate.raw, error);
+      expect(measured).toBe(server.requests[0]!.inputTokens);
+      expect(cal.apply('m', estimate.raw)).toBe(measured);
+      expect(cal.observeOverflow('m', estimate.raw, new Error('rate limited'))).toBeUndefined();
+      expect(cal.samples('m')).toBe(1);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('round-trips through plain JSON and names what is wrong in bad state', () => {
     const cal = new Calibrator({ alpha: 0.25 });
     cal.observe('b-model', 100, 120);

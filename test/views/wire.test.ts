@@ -8,6 +8,7 @@ import {
   wrapContext,
 } from '../../src/views/index.js';
 import { safeCallId } from '../../src/views/normalize.js';
+import { resolveProfile } from '../../src/providers/index.js';
 import {
   validateAnthropic,
   validateGemini,
@@ -190,7 +191,10 @@ describe('shared normalisation', () => {
   });
 
   it('turns images into a text placeholder for a model without vision', () => {
-    const body = wireView('anthropic', agentRun(), { model: 'm', profile: { vision: false } }).body;
+    const body = wireView('anthropic', agentRun(), {
+      model: 'm',
+      profile: { ...resolveProfile('claude-haiku-4-5').profile, vision: false },
+    }).body;
     const text = JSON.stringify(body);
     expect(text).not.toContain('"type":"image"');
     expect(text).toContain('[image image/png 56x28 not shown: this model has no vision]');
