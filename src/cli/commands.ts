@@ -1,8 +1,9 @@
 import type { Command } from './command.js';
 import { shapesCommand } from './shapes.js';
+import { viewCommand } from './view.js';
 
 /**
  * Every subcommand, as data. Add a command by writing `src/cli/<name>.ts` that exports a `Command`
  * and listing it here.
  */
-export const COMMANDS: readonly Command[] = [shapesCommand];
+export const COMMANDS: readonly Command[] = [shapesCommand, viewCommand];
