@@ -4,3 +4,5 @@ export * from './providers/index.js';
 export * from './transcript/import/index.js';
 export * from './transcript/jsonl.js';
 export * from './transcript/image-size.js';
+export * from './views/index.js';
+export * from './tokens/index.js';
