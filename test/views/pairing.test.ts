@@ -219,6 +219,11 @@ describe('property: every repaired wire view pairs every call with exactly one r
           if (validatePairing(path).length > 0) broken++;
           const { items } = repairPairing(path);
           expect(validatePairing(items)).toEqual([]);
+          // Idempotent and deterministic: a repaired path needs no repair; the same path, the same bytes.
+          expect(repairPairing(items).repairs).toEqual([]);
+          expect(JSON.stringify(repairPairing(path))).toBe(
+            JSON.stringify({ items, repairs: repairPairing(path).repairs }),
+          );
           // Exactly one result per call, in call order, directly after the call's run.
           const calls = items
             .filter((i) => i.kind === 'tool_call')
