@@ -4,5 +4,6 @@ export * from './providers/index.js';
 export * from './transcript/import/index.js';
 export * from './transcript/jsonl.js';
 export * from './transcript/image-size.js';
+export * from './render/index.js';
 export * from './views/index.js';
 export * from './tokens/index.js';
