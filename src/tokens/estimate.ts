@@ -58,6 +58,11 @@ export interface TokenEstimate {
   imageCount: number;
   /** Rows by author and kind, largest first; their tokens sum to `total` up to rounding. */
   rows: TokenRow[];
+  /**
+   * Calibrated tokens per item id as sent (instructions under 'system', 'memory' and tool names), in
+   * the order the view sends them: what eliding or shedding a given item would save.
+   */
+  perItem: Map<string, number>;
 }
 
 /** Estimates the input tokens of `wireView(provider, path, request)`. */
@@ -87,6 +92,7 @@ export function estimateTokens(
     string,
     { author: TokenRow['author']; kind: TokenRow['kind']; ids: Set<string>; raw: number }
   >();
+  const perItemRaw = new Map<string, number>();
   const add = (
     author: TokenRow['author'],
     kind: TokenRow['kind'],
@@ -101,6 +107,7 @@ export function estimateTokens(
     if (!row) rows.set(key, (row = { author, kind, ids: new Set(), raw: 0 }));
     row.ids.add(id);
     row.raw += textChars / cpt + imageTok + BLOCK_OVERHEAD;
+    perItemRaw.set(id, (perItemRaw.get(id) ?? 0) + textChars / cpt + imageTok + BLOCK_OVERHEAD);
   };
   const image = (img: ImageData): number => {
     imageCount++;
@@ -166,5 +173,6 @@ export function estimateTokens(
     images,
     imageCount,
     rows: out,
+    perItem: new Map([...perItemRaw].map(([id, raw]) => [id, Math.ceil(raw * ratio)])),
   };
 }
