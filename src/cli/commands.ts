@@ -1,11 +1,22 @@
 import type { Command } from './command.js';
 import { decodeCommand } from './decode.js';
+import { importCommand } from './import.js';
+import { reindexCommand } from './reindex.js';
 import { renderCommand } from './render.js';
 import { shapesCommand } from './shapes.js';
+import { treeCommand } from './tree.js';
 import { viewCommand } from './view.js';
 
 /**
  * Every subcommand, as data. Add a command by writing `src/cli/<name>.ts` that exports a `Command`
  * and listing it here.
  */
-export const COMMANDS: readonly Command[] = [renderCommand, decodeCommand, shapesCommand, viewCommand];
+export const COMMANDS: readonly Command[] = [
+  renderCommand,
+  decodeCommand,
+  shapesCommand,
+  importCommand,
+  treeCommand,
+  reindexCommand,
+  viewCommand,
+];
