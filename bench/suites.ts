@@ -3,6 +3,13 @@ import { RENDER_SUITES } from './render.js';
 import { shapesSuite } from './shapes.js';
 import { storeSuite } from './store.js';
 import type { BenchSuite } from './suite.js';
+import { viewsSuite } from './views.js';
 
 /** Every suite `npm run bench` knows, in the order they run. */
-export const SUITES: readonly BenchSuite[] = [...RENDER_SUITES, shapesSuite, importSuite, storeSuite];
+export const SUITES: readonly BenchSuite[] = [
+  ...RENDER_SUITES,
+  shapesSuite,
+  importSuite,
+  storeSuite,
+  viewsSuite,
+];

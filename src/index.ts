@@ -8,3 +8,5 @@ export * from './transcript/index.js';
 export * from './tree/index.js';
 export * from './store/index.js';
 export * from './providers/index.js';
+export * from './views/index.js';
+export * from './tokens/index.js';

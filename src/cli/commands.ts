@@ -5,6 +5,7 @@ import { reindexCommand } from './reindex.js';
 import { renderCommand } from './render.js';
 import { shapesCommand } from './shapes.js';
 import { treeCommand } from './tree.js';
+import { viewCommand } from './view.js';
 
 /**
  * Every subcommand, as data. Add a command by writing `src/cli/<name>.ts` that exports a `Command`
@@ -17,4 +18,5 @@ export const COMMANDS: readonly Command[] = [
   importCommand,
   treeCommand,
   reindexCommand,
+  viewCommand,
 ];

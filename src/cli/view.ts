@@ -1,0 +1,169 @@
+/**
+ * `glyphfold view`: what a transcript looks like on the wire (the exact request body a provider gets)
+ * or on the screen (what a person reads).
+ */
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { resolveProfile } from '../providers/index.js';
+import { Workspace } from '../store/workspace.js';
+import { estimateTokens } from '../tokens/index.js';
+import { IMPORT_FORMATS, importTranscript, type ImportFormat } from '../transcript/import/index.js';
+import type { Item } from '../transcript/items.js';
+import {
+  formatScreen,
+  screenView,
+  wireView,
+  WIRE_PROVIDERS,
+  type WireProvider,
+  type WireRequest,
+} from '../views/index.js';
+import { UsageError, type CliIO, type Command } from './command.js';
+
+/** The model a provider's view is built for when `--model` is not given. */
+export const DEFAULT_VIEW_MODELS: Readonly<Record<WireProvider, string>> = {
+  anthropic: 'claude-opus-4-7',
+  'openai-chat': 'gpt-5.5',
+  'openai-responses': 'gpt-5.5',
+  gemini: 'gemini-3-pro',
+};
+
+const USAGE = `usage: glyphfold view FILE --provider PROVIDER [options]
+       glyphfold view --workspace DIR [CONVERSATION] --provider PROVIDER [options]
+       glyphfold view FILE --screen
+
+Prints the exact request body a provider would get for the transcript, as JSON on stdout. Tool
+calls and results are paired first; each repair is reported on stderr, with a token estimate.
+
+  --provider P        anthropic | openai-chat | openai-responses | gemini
+  --model ID          model id as a route names it (default per provider: ${Object.entries(
+    DEFAULT_VIEW_MODELS,
+  )
+    .map(([p, m]) => `${p} ${m}`)
+    .join(', ')})
+  --system TEXT       system prompt to send (not part of the record)
+  --system-file F     read the system prompt from a file
+  --format F          transcript format (${IMPORT_FORMATS.join(', ')}); default: detected
+  --screen            print what a person reads instead (bubbles, with hidden items counted)
+  --workspace DIR     read CONVERSATION (default: the most recent) from a glyphfold workspace
+  --agent NAME        the agent whose history to view (default: main)
+`;
+
+/** The active path (root → tip) of one agent of a workspace conversation; the most recent one by default. */
+function loadWorkspacePath(dir: string, conversation: string | undefined, agent: string): Item[] {
+  // Reading must not create a workspace where there is none (Workspace.open would).
+  if (!existsSync(dir)) throw new Error(`--workspace: no such directory '${dir}'`);
+  const ws = Workspace.open(dir);
+  try {
+    let id = conversation;
+    if (id === undefined) {
+      const infos = ws.conversations().map((c) => ws.conversation(c)!);
+      if (infos.length === 0) throw new Error(`--workspace: no conversations in '${dir}'`);
+      // Most recent first; ties broken by id so the choice is stable.
+      infos.sort((a, b) =>
+        a.created === b.created ? (a.id < b.id ? 1 : -1) : a.created < b.created ? 1 : -1,
+      );
+      id = infos[0]!.id;
+    }
+    const info = ws.conversation(id);
+    if (!info)
+      throw new Error(
+        `no conversation '${id}' in '${dir}'; it has: ${ws.conversations().join(', ') || 'none'}`,
+      );
+    if (!info.agents.includes(agent))
+      throw new Error(`conversation '${id}' has no agent '${agent}'; it has: ${info.agents.join(', ')}`);
+    return ws.history(id, agent, { readOnly: true }).path();
+  } finally {
+    ws.close();
+  }
+}
+
+async function loadPath(
+  positionals: string[],
+  options: { workspace?: string; agent: string; format?: string },
+  io: CliIO,
+): Promise<Item[]> {
+  if (options.workspace !== undefined) {
+    if (positionals.length > 1)
+      throw new UsageError(
+        `expected at most one CONVERSATION, found ${positionals.length}: ${positionals.join(' ')}`,
+      );
+    return loadWorkspacePath(resolve(io.cwd, options.workspace), positionals[0], options.agent);
+  }
+  if (positionals.length !== 1)
+    throw new UsageError(
+      positionals.length === 0
+        ? 'expected a transcript FILE or --workspace DIR'
+        : `expected one FILE, found ${positionals.length} arguments: ${positionals.join(' ')}`,
+    );
+  const format = options.format;
+  if (format !== undefined && !IMPORT_FORMATS.includes(format as ImportFormat))
+    throw new UsageError(`--format: expected one of ${IMPORT_FORMATS.join(', ')}, found '${format}'`);
+  const text = await readFile(resolve(io.cwd, positionals[0]!), 'utf8');
+  const result = importTranscript(text, format ? { format: format as ImportFormat } : {});
+  for (const w of result.warnings) io.stderr.write(`import warning: ${w}\n`);
+  return result.items;
+}
+
+async function run(argv: string[], io: CliIO): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      provider: { type: 'string' },
+      model: { type: 'string' },
+      system: { type: 'string' },
+      'system-file': { type: 'string' },
+      format: { type: 'string' },
+      screen: { type: 'boolean' },
+      workspace: { type: 'string' },
+      agent: { type: 'string', default: 'main' },
+    },
+  });
+  const path = await loadPath(
+    positionals,
+    {
+      agent: values.agent,
+      ...(values.workspace !== undefined ? { workspace: values.workspace } : {}),
+      ...(values.format !== undefined ? { format: values.format } : {}),
+    },
+    io,
+  );
+
+  if (values.screen) {
+    io.stdout.write(formatScreen(screenView(path)) + '\n');
+    return 0;
+  }
+  const provider = values.provider as WireProvider | undefined;
+  if (provider === undefined)
+    throw new UsageError(`--provider is required: one of ${WIRE_PROVIDERS.join(', ')}`);
+  if (!WIRE_PROVIDERS.includes(provider))
+    throw new UsageError(`--provider: expected one of ${WIRE_PROVIDERS.join(', ')}, found '${provider}'`);
+  const model = values.model ?? DEFAULT_VIEW_MODELS[provider];
+  const resolved = resolveProfile(model);
+  if (resolved.note) io.stderr.write(`profile: ${resolved.note}\n`);
+  const request: WireRequest = { model, profile: resolved.profile };
+  if (values['system-file'] !== undefined)
+    request.system = await readFile(resolve(io.cwd, values['system-file']), 'utf8');
+  else if (values.system !== undefined) request.system = values.system;
+
+  const { body, repairs } = wireView(provider, path, request);
+  for (const r of repairs)
+    io.stderr.write(
+      `repair: ${r.kind}${r.itemId ? ` ${r.itemId}` : ''}${r.callId ? ` (call ${r.callId})` : ''}: ${r.detail}\n`,
+    );
+  const estimate = estimateTokens(provider, path, request);
+  io.stderr.write(
+    `estimate: ${estimate.total} input tokens (${estimate.text} text, ${estimate.images} in ${estimate.imageCount} images), ${repairs.length} repairs\n`,
+  );
+  io.stdout.write(JSON.stringify(body, null, 2) + '\n');
+  return 0;
+}
+
+export const viewCommand: Command = {
+  name: 'view',
+  summary: 'print the request body a provider gets for a transcript (or the screen a person sees)',
+  usage: USAGE,
+  run,
+};
