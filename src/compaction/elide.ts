@@ -24,12 +24,6 @@ export interface ElideOptions {
 
 export const ELIDE_DEFAULTS = { keepTurns: 3, minClear: 20_000, minItemTokens: 100 } as const;
 
-function resultChars(item: ToolResultItem): number {
-  let n = 0;
-  for (const p of item.content) if (p.type === 'text') n += p.text.length;
-  return n;
-}
-
 /**
  * Elides uneventful old tool results of `items`. `tokens[i]` is the estimate of `items[i]`; the
  * returned `tokens` array matches the returned items. Pure: the input arrays are not modified.
@@ -79,7 +73,7 @@ export function elide(
   const ids: string[] = [];
   for (const i of all) {
     const it = items[i] as ToolResultItem;
-    const placeholder = elidedResult(it, resultChars(it), tokens[i]!);
+    const placeholder = elidedResult(it);
     out[i] = placeholder;
     outTokens[i] = estimate(placeholder);
     ids.push(it.id);

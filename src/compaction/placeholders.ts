@@ -11,8 +11,11 @@ function fmt(n: number): string {
 }
 
 /** A tool result whose content was elided. Same id, call id and name: pairing is untouched. */
-export function elidedResult(item: ToolResultItem, chars: number, tokens: number): ToolResultItem {
-  const text = `[elided by glyphfold: ${item.name} returned ${fmt(chars)} chars (~${fmt(tokens)} tokens), item ${item.id}; run the tool again if you need it]`;
+export function elidedResult(item: ToolResultItem): ToolResultItem {
+  // Only facts of the item itself, no estimate: a rebuild must give the same bytes whatever the calibration.
+  let chars = 0;
+  for (const p of item.content) if (p.type === 'text') chars += p.text.length;
+  const text = `[elided by glyphfold: ${item.name} returned ${fmt(chars)} chars, item ${item.id}; run the tool again if you need it]`;
   const out: ToolResultItem = { ...item, content: [{ type: 'text', text }] };
   delete out.files;
   return out;
@@ -32,6 +35,16 @@ export function imagePlaceholderText(image: ImageData, itemId: string, caption?:
   const kb = Math.round((image.data.length * 3) / 4 / 1024);
   const cap = caption ? ` "${caption.length > 80 ? caption.slice(0, 77) + '...' : caption}"` : '';
   return `[image shed by glyphfold: ${image.mediaType}${size}, ${fmt(kb)} KB, item ${itemId}${cap}]`;
+}
+
+/** A tool result with its images replaced by placeholders. */
+export function shedResultImages(item: ToolResultItem): ToolResultItem {
+  return {
+    ...item,
+    content: item.content.map((p) =>
+      p.type === 'image' ? { type: 'text', text: imagePlaceholderText(p, item.id) } : p,
+    ),
+  };
 }
 
 /**

@@ -2,8 +2,8 @@
  * Rung 2, image shedding: images older than the newest K (screenshots pile up without bound, PEERS.md
  * #10) become placeholders naming type, size and item id. Pinned items keep their images.
  */
-import type { ContentPart, Item } from '../transcript/items.js';
-import { imagePlaceholderText, shedImageItem } from './placeholders.js';
+import type { Item } from '../transcript/items.js';
+import { shedImageItem, shedResultImages } from './placeholders.js';
 import { sum } from './elide.js';
 import type { Estimator, RungResult } from './types.js';
 
@@ -51,10 +51,7 @@ export function shed(
     if (it.kind === 'image') {
       out[i] = shedImageItem(it);
     } else if (it.kind === 'tool_result') {
-      const content: ContentPart[] = it.content.map((p) =>
-        p.type === 'image' ? { type: 'text', text: imagePlaceholderText(p, it.id) } : p,
-      );
-      out[i] = { ...it, content };
+      out[i] = shedResultImages(it);
     }
     outTokens[i] = estimate(out[i]!);
     ids.push(it.id);
