@@ -3,13 +3,14 @@
  *
  * - Strict user/assistant alternation: same-role turns are already merged by `normalize`.
  * - Tool results are `tool_result` blocks at the start of the user turn that follows the calls.
- * - Reasoning from Anthropic goes back as `thinking` (with signature) or `redacted_thinking`.
+ * - Reasoning from Anthropic goes back as `thinking` (with signature) or `redacted_thinking`; an
+ *   earlier assistant turn of reasoning alone is left out (the API drops earlier thinking anyway).
  * - Images are base64 `image` blocks, also inside `tool_result` content.
  * - Up to 4 `cache_control` breakpoints, at positions that stay put from request to request:
  *   the last tool, the last system block, the end of the stable prefix, and the last message block.
  */
 import type { Block, Turn } from './normalize.js';
-import { resultParts } from './normalize.js';
+import { dropReasoningOnlyTurns, resultParts, safeCallId } from './normalize.js';
 import type { ViewContext, WireView } from './view.js';
 import type { WireRequest } from './types.js';
 
@@ -23,6 +24,8 @@ interface AnthropicMessage {
 export const ANTHROPIC_DEFAULT_MAX_TOKENS = 4096;
 const MAX_BREAKPOINTS = 4;
 const EPHEMERAL = { type: 'ephemeral' } as const;
+/** tool_use ids must match this (the API rejects others, e.g. ids minted by other providers). */
+export const ANTHROPIC_CALL_ID = { pattern: /^[a-zA-Z0-9_-]+$/, maxLength: 64 };
 
 /** Tool inputs and function args must be JSON objects on the wire. */
 export function asObject(input: unknown): Record<string, unknown> {
@@ -46,10 +49,18 @@ function block(b: Block, vision: boolean): AnthropicBlock {
         ? { type: 'thinking', thinking: b.item.text, signature: b.item.signature }
         : { type: 'redacted_thinking', data: b.item.encrypted ?? '' };
     case 'tool_call':
-      return { type: 'tool_use', id: b.item.callId, name: b.item.name, input: asObject(b.item.input) };
+      return {
+        type: 'tool_use',
+        id: safeCallId(b.item.callId, ANTHROPIC_CALL_ID),
+        name: b.item.name,
+        input: asObject(b.item.input),
+      };
     case 'tool_result': {
       const parts = resultParts(b.item.content, vision);
-      const out: AnthropicBlock = { type: 'tool_result', tool_use_id: b.item.callId };
+      const out: AnthropicBlock = {
+        type: 'tool_result',
+        tool_use_id: safeCallId(b.item.callId, ANTHROPIC_CALL_ID),
+      };
       if (parts.length > 0)
         out.content = parts.map((p) =>
           p.type === 'text' ? { type: 'text', text: p.text } : image(p.mediaType, p.data),
@@ -146,5 +157,6 @@ export const anthropicView: WireView = {
   provider: 'anthropic',
   family: 'anthropic',
   userFirst: true,
+  adjust: dropReasoningOnlyTurns,
   build,
 };

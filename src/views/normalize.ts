@@ -104,8 +104,9 @@ export function reasoningSendable(item: ReasoningItem, family: ProviderFamily): 
       // thinking needs its signature; redacted_thinking needs its data.
       return item.signature !== undefined || item.encrypted !== undefined;
     case 'openai':
-      // Only encrypted_content carries the reasoning back; a bare summary is of no use to the model.
-      return item.encrypted !== undefined;
+      // Only encrypted_content carries the reasoning back (a bare summary is of no use to the model),
+      // and a Responses reasoning input item needs its id, which importers keep in `signature`.
+      return item.encrypted !== undefined && item.signature !== undefined;
     case 'gemini':
       return item.signature !== undefined || item.text !== '';
   }
@@ -189,8 +190,53 @@ export function normalize(
   return { turns, notes };
 }
 
-/** Text a provider can take as a tool result body: text parts joined, images noted. */
-export function resultText(item: ToolResultItem, parts: readonly ContentPart[]): string {
+/**
+ * Text a provider can take as a tool result body: text parts joined, images noted. With `markError`
+ * (formats that have no error flag) a failed tool's text starts with `[tool error] `.
+ */
+export function resultText(item: ToolResultItem, parts: readonly ContentPart[], markError = false): string {
   const text = parts.map((p) => (p.type === 'text' ? p.text : `[image ${p.mediaType} follows]`)).join('\n');
-  return text === '' ? (item.isError ? 'error (no output)' : '(no output)') : text;
+  if (text === '') return item.isError ? '[tool error] (no output)' : '(no output)';
+  return markError && item.isError ? `[tool error] ${text}` : text;
+}
+
+/**
+ * Drops assistant turns that hold only reasoning, except the last turn, and merges the neighbours
+ * they separated. For formats where reasoning from earlier turns is optional and a message of
+ * reasoning alone is not valid content (Anthropic strips earlier thinking blocks).
+ */
+export function dropReasoningOnlyTurns(turns: readonly Turn[]): Turn[] {
+  const out: Turn[] = [];
+  turns.forEach((turn, i) => {
+    if (turn.role === 'assistant' && i < turns.length - 1 && turn.blocks.every((b) => b.type === 'reasoning'))
+      return;
+    const last = out[out.length - 1];
+    if (last && last.role === turn.role) last.blocks = [...last.blocks, ...turn.blocks];
+    else out.push({ role: turn.role, blocks: [...turn.blocks] });
+  });
+  return out;
+}
+
+/** FNV-1a 32-bit, hex: a short deterministic tag for ids that had to be rewritten. */
+function fnv1a(text: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return (h >>> 0).toString(16).padStart(8, '0');
+}
+
+/**
+ * A call id the target format accepts. Valid ids pass through unchanged; others (another provider's
+ * id shape, too long) are rewritten deterministically, with a hash of the original so two ids never
+ * collide and the same id always gives the same bytes.
+ */
+export function safeCallId(callId: string, rule: { pattern: RegExp; maxLength: number }): string {
+  if (callId.length > 0 && callId.length <= rule.maxLength && rule.pattern.test(callId)) return callId;
+  const tag = fnv1a(callId);
+  const cleaned = callId
+    .replace(/[^A-Za-z0-9_-]/g, '_')
+    .slice(0, Math.max(0, rule.maxLength - tag.length - 1));
+  return `${cleaned}_${tag}`;
 }

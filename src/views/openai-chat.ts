@@ -11,11 +11,14 @@
  */
 import type { ContentPart } from '../transcript/items.js';
 import type { Turn } from './normalize.js';
-import { resultParts, resultText } from './normalize.js';
+import { resultParts, resultText, safeCallId } from './normalize.js';
 import type { ViewContext, WireView } from './view.js';
 import type { WireRequest } from './types.js';
 
 type Json = Record<string, unknown>;
+
+/** Chat Completions rejects tool call ids longer than 40 characters. */
+export const OPENAI_CHAT_CALL_ID = { pattern: /^[\x21-\x7e]+$/, maxLength: 40 };
 
 function imagePart(mediaType: string, data: string, detail: string): Json {
   return { type: 'image_url', image_url: { url: `data:${mediaType};base64,${data}`, detail } };
@@ -36,7 +39,7 @@ function build(turns: Turn[], request: WireRequest, ctx: ViewContext): Json {
         if (b.type === 'text') text.push(b.text);
         else if (b.type === 'tool_call')
           calls.push({
-            id: b.item.callId,
+            id: safeCallId(b.item.callId, OPENAI_CHAT_CALL_ID),
             type: 'function',
             function: { name: b.item.name, arguments: JSON.stringify(b.item.input ?? {}) },
           });
@@ -61,10 +64,17 @@ function build(turns: Turn[], request: WireRequest, ctx: ViewContext): Json {
       if (b.type === 'tool_result') {
         if (parts.length > 0) flushUser(); // cannot happen after repair; kept so order is never broken
         const content: ContentPart[] = resultParts(b.item.content, ctx.vision);
-        messages.push({ role: 'tool', tool_call_id: b.item.callId, content: resultText(b.item, content) });
+        messages.push({
+          role: 'tool',
+          tool_call_id: safeCallId(b.item.callId, OPENAI_CHAT_CALL_ID),
+          content: resultText(b.item, content, true),
+        });
         const images = content.filter((p) => p.type === 'image');
         if (images.length > 0) {
-          pendingImages.push({ type: 'text', text: `Images from the result of tool call ${b.item.callId}:` });
+          pendingImages.push({
+            type: 'text',
+            text: `Images from the result of tool call ${safeCallId(b.item.callId, OPENAI_CHAT_CALL_ID)}:`,
+          });
           for (const p of images) pendingImages.push(imagePart(p.mediaType, p.data, detail));
         }
       } else if (b.type === 'text') parts.push({ type: 'text', text: b.text });

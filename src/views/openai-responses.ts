@@ -71,7 +71,7 @@ function build(turns: Turn[], request: WireRequest, ctx: ViewContext): Json {
                   ? { type: 'input_text', text: p.text }
                   : inputImage(p.mediaType, p.data, detail),
               )
-            : resultText(b.item, content);
+            : resultText(b.item, content, true);
           input.push({ type: 'function_call_output', call_id: b.item.callId, output });
           break;
         }

@@ -16,6 +16,8 @@ export interface WireView {
   family: ProviderFamily;
   /** The format rejects a conversation that opens with an assistant turn. */
   userFirst: boolean;
+  /** Format-specific rewrite of the turns before `build` (token estimates see the same turns). */
+  adjust?(turns: Turn[]): Turn[];
   /** Neutral turns (pairing already repaired, same roles merged) → the request body. Pure. */
   build(turns: Turn[], request: WireRequest, ctx: ViewContext): Record<string, unknown>;
 }

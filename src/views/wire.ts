@@ -48,7 +48,9 @@ export function prepareTurns(
     send = items.slice(at + 1);
   }
   const vision = request.profile?.vision ?? true;
-  const { turns, notes } = normalize(send, { family: view.family, vision });
+  const normalized = normalize(send, { family: view.family, vision });
+  const notes = normalized.notes;
+  const turns = view.adjust ? view.adjust(normalized.turns) : normalized.turns;
   if (view.userFirst && turns[0]?.role === 'assistant') {
     turns.unshift({
       role: 'user',
