@@ -1,7 +1,9 @@
 import type { Command } from './command.js';
+import { decodeCommand } from './decode.js';
+import { renderCommand } from './render.js';
 
 /**
  * Every subcommand, as data. Add a command by writing `src/cli/<name>.ts` that exports a `Command`
  * and listing it here.
  */
-export const COMMANDS: readonly Command[] = [];
+export const COMMANDS: readonly Command[] = [renderCommand, decodeCommand];
