@@ -55,6 +55,8 @@ export interface LadderOptions {
   /** Renderer and page for snapshots; without them the snapshot rung is skipped, with a reason. */
   renderer?: SnapshotRenderer;
   page?: PageSpec;
+  /** Tokens of a page of any size (the profile's image rule): lets runs end on a shorter page. */
+  tokensFor?: (width: number, height: number) => number;
   /** Images already spoken for in the request by items that stay (subtracted from the profile limit). */
   snapshotTail?: { fractions?: readonly number[]; personFraction?: number };
   /** The summarizer; without it the summary rung is skipped and overflow is left out, with a reason. */
@@ -178,6 +180,7 @@ export async function climb(path: readonly Item[], o: LadderOptions): Promise<La
     reasons.push(`request fits: ${currentTokens} ≤ target ${target}`);
     return finish(current, [], [], []);
   }
+  if (allowed.size === 0) return finish(current, [], [], []);
 
   const sticky = stickyIds(group);
   let items: Item[] = original;
@@ -263,6 +266,7 @@ export async function climb(path: readonly Item[], o: LadderOptions): Promise<La
         tailBudget: Math.floor(target * f),
         personBudget,
         estimateText: o.estimateText,
+        ...(o.tokensFor ? { tokensFor: o.tokensFor } : {}),
       });
       best = r;
       if (r.overflow.length === 0 && sum(r.tokens) + overhead <= target) break;

@@ -61,7 +61,7 @@ export function formatReport(r: CompactionReport): string {
   if (r.snapshot) {
     const s = r.snapshot;
     lines.push(
-      `snapshot: ${s.pages} pages ${s.shape.width}×${s.shape.height} (${s.shape.cell}${s.shape.scale > 1 ? ` ×${s.shape.scale}` : ''}), ${n(s.tokensPerPage)} tokens each, ${n(s.chars)} chars, ${n(s.bytes)} bytes`,
+      `snapshot: ${s.pages} pages ${s.shape.width}×${s.shape.height} (${s.shape.cell}${s.shape.scale > 1 ? ` ×${s.shape.scale}` : ''}), ${n(s.tokensPerPage)} tokens per full page, ${n(s.chars)} chars, ${n(s.bytes)} bytes`,
     );
     lines.push(
       `snapshot vs text: ${n(s.imageTokens)} image tokens for ${n(s.textTokens)} text tokens = ${s.ratio.toFixed(1)}× fewer`,

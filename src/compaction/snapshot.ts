@@ -9,6 +9,7 @@
  * for the summary rung or omitted, and the report says so).
  */
 import type { ImageItem, Item, SummaryItem } from '../transcript/items.js';
+import { cellSize, normalize } from '../render/index.js';
 import { sum } from './elide.js';
 import { planSnapshot, type Segment, type SnapshotPlan } from './plan.js';
 import { formatItem, formatItems } from './text.js';
@@ -23,6 +24,8 @@ export interface PageSpec {
   scale: number;
   /** Tokens one page costs under the profile's image rule. */
   tokens: number;
+  /** The last page of each run is cut to the rows it uses (see `SnapshotOptions.tokensFor`). */
+  trim?: boolean;
 }
 
 /** The two renderer entry points the rung needs (`src/render`: `countPages`, `render`). */
@@ -55,6 +58,12 @@ export interface SnapshotOptions {
   personBudget: number;
   /** Tokens of a text (for the header items). */
   estimateText: (text: string) => number;
+  /**
+   * Tokens of a page of any size under the profile's rule. With it, a run's last page is cut to the
+   * rows it uses: area-billed providers (Anthropic, OpenAI patches) then charge for those rows only,
+   * which is what makes short runs between person messages worth imaging.
+   */
+  tokensFor?: (width: number, height: number) => number;
 }
 
 /** What a snapshot pass decided, in ids: enough to redo it byte for byte (see record.ts). */
@@ -82,11 +91,7 @@ const base64 = (png: Uint8Array): string =>
 export function snapshotHeader(run: Item[], pages: number, page: PageSpec): string {
   const first = run[0]!;
   const last = run[run.length - 1]!;
-  return (
-    `The next ${pages} image${pages === 1 ? '' : 's'} ${pages === 1 ? 'is a page' : 'are pages'} of this conversation's transcript ` +
-    `(items ${first.id}..${last.id}, turns ${first.turn}-${last.turn}, ${run.length} items), drawn in a ${page.cell} pixel font. ` +
-    `Read them as the conversation at this point; "--- ... ---" lines start each message, call and result.`
-  );
+  return `Transcript of items ${first.id}..${last.id} (turns ${first.turn}-${last.turn}) as ${pages} image${pages === 1 ? '' : 's'} of ${page.cell} pixel text; read it as the conversation at this point.`;
 }
 
 /** Request items for one imaged run: a header summary item, then one image item per page. */
@@ -145,8 +150,8 @@ export async function applySnapshot(
   for (const s of spans) {
     const run = items.slice(s.from, s.to);
     const text = formatItems(run);
-    const res = await renderer.render(text, opts(decision.page));
-    rendered.push({ from: s.from, to: s.to, items: run, text, textTokens: 0, pages: res.pages });
+    const pages = await renderPages(text, renderer, decision.page, decision.page.trim === true);
+    rendered.push({ from: s.from, to: s.to, items: run, text, textTokens: 0, pages });
   }
   return { items: splice(items, rendered, decision.page), rendered };
 }
@@ -190,7 +195,7 @@ export async function snapshot(
     tailBudget: options.tailBudget,
     personBudget: options.personBudget,
   });
-  const page = options.page;
+  const page: PageSpec = options.tokensFor ? { ...options.page, trim: true } : options.page;
   // Count first (layout only), decide, then render only what is imaged.
   const cuts = validCuts(items);
   const candidates: Candidate[] = [];
@@ -198,39 +203,40 @@ export async function snapshot(
   const headerTokens = options.estimateText(snapshotHeaderSize) + 4;
   for (const seg of plan.middle) {
     if (seg.verbatim) continue;
-    const c = candidate(items, tokens, seg.from, seg.to, renderer, page);
-    if (c.pages === 0 || c.pages * page.tokens + headerTokens >= c.textTokens) {
+    const c = candidate(items, tokens, seg.from, seg.to, renderer, page, options.tokensFor);
+    if (c.pages === 0 || c.imageTokens + headerTokens >= c.textTokens) {
       notWorth++;
       continue;
     }
     candidates.push(c);
   }
-  // Pages allowed: the image limit, and what the target leaves once everything verbatim is counted.
+  // Allowance: the image limit, and the tokens the target leaves once everything verbatim is counted.
   let imagedTextTokens = 0;
   for (const c of candidates) imagedTextTokens += c.textTokens;
   const verbatimTokens = before - imagedTextTokens;
-  const byTarget =
+  let tokensLeft =
     options.target === undefined
       ? Infinity
-      : Math.floor(
-          (options.target - verbatimTokens - candidates.length * (headerTokens + OVERFLOW_MARKER_TOKENS)) /
-            page.tokens,
-        );
-  let pagesLeft = Math.max(0, Math.min(options.limits.maxImages, byTarget));
+      : options.target - verbatimTokens - candidates.length * (headerTokens + OVERFLOW_MARKER_TOKENS);
+  let pagesLeft = Math.max(0, options.limits.maxImages);
   // Newest runs get the allowance first: they are the likeliest to be read again. A run that does not
   // fit whole is cut at a valid cut: its newer part is imaged, its older part overflows.
   const chosen: Candidate[] = [];
   const overflow: Segment[] = [];
   for (let k = candidates.length - 1; k >= 0; k--) {
     const c = candidates[k]!;
-    if (c.pages <= pagesLeft) {
+    if (c.pages <= pagesLeft && c.imageTokens <= tokensLeft) {
       chosen.unshift(c);
       pagesLeft -= c.pages;
+      tokensLeft -= c.imageTokens;
       continue;
     }
+    const fitPages = Math.min(pagesLeft, Math.floor(tokensLeft / page.tokens));
     const part =
-      pagesLeft > 0 ? newestPartThatFits(items, tokens, c, pagesLeft, cuts, renderer, page) : undefined;
-    if (part && part.pages * page.tokens + headerTokens < part.textTokens) {
+      fitPages > 0
+        ? newestPartThatFits(items, tokens, c, fitPages, cuts, renderer, page, options.tokensFor)
+        : undefined;
+    if (part && part.imageTokens + headerTokens < part.textTokens) {
       chosen.unshift(part);
       overflow.unshift({ from: c.from, to: part.from, verbatim: false });
     } else overflow.unshift({ from: c.from, to: c.to, verbatim: false });
@@ -238,10 +244,12 @@ export async function snapshot(
       overflow.unshift({ from: candidates[j]!.from, to: candidates[j]!.to, verbatim: false });
     break;
   }
+  const pageTokens = (p: { width: number; height: number }) =>
+    p.height === page.height || !options.tokensFor ? page.tokens : options.tokensFor(p.width, p.height);
   const rendered: RenderedRun[] = [];
   let bytes = 0;
   for (const c of chosen) {
-    const res = await renderer.render(c.text, opts(page));
+    const res = { pages: await renderPages(c.text, renderer, page, options.tokensFor !== undefined) };
     for (const p of res.pages) {
       const b64 = Math.ceil(p.png.byteLength / 3) * 4;
       if (b64 > options.limits.maxBytesPerImage) {
@@ -274,12 +282,13 @@ export async function snapshot(
     const r = rendered[ri];
     if (r && r.from === i) {
       outTokens.push(options.estimateText(snapshotHeader(r.items, r.pages.length, page)) + 4);
-      for (let k = 0; k < r.pages.length; k++) outTokens.push(page.tokens);
+      for (const p of r.pages) outTokens.push(pageTokens(p));
       i = r.to;
       ri++;
     } else outTokens.push(tokens[i++]!);
   }
   const pages = rendered.reduce((s, r) => s + r.pages.length, 0);
+  const imageTokens = rendered.reduce((s, r) => s + r.pages.reduce((t, p) => t + pageTokens(p), 0), 0);
   const ids = (s: { from: number; to: number }) => ({ from: items[s.from]!.id, to: items[s.to - 1]!.id });
   const decision: SnapshotDecision = { runs: rendered.map(ids), overflow: overflow.map(ids), page };
   const textTokens = rendered.reduce((s, r) => s + r.textTokens, 0);
@@ -307,7 +316,7 @@ export async function snapshot(
       tokensAfter: sum(outTokens),
       items: rendered.flatMap((r) => r.items.map((i) => i.id)),
       reason: reasonParts.join('; '),
-      details: { pages, runs: rendered.length, chars, textTokens, imageTokens: pages * page.tokens, bytes },
+      details: { pages, runs: rendered.length, chars, textTokens, imageTokens, bytes },
     },
   };
 }
@@ -318,6 +327,7 @@ interface Candidate {
   text: string;
   pages: number;
   textTokens: number;
+  imageTokens: number;
 }
 
 /** Tokens an overflow stretch costs at least in the request (an omission marker or a summary's heading). */
@@ -330,12 +340,92 @@ function candidate(
   to: number,
   renderer: SnapshotRenderer,
   page: PageSpec,
+  tokensFor?: (width: number, height: number) => number,
 ): Candidate {
   const text = formatItems(items.slice(from, to));
-  const pages = renderer.countPages(text, opts(page)).pages;
   let textTokens = 0;
   for (let i = from; i < to; i++) textTokens += tokens[i]!;
-  return { from, to, text, pages, textTokens };
+  const { pages, imageTokens } = pageCost(text, renderer, page, tokensFor);
+  return { from, to, text, pages, textTokens, imageTokens };
+}
+
+/** Cell height in pixels at the page's scale. */
+function cellHeight(page: PageSpec): number {
+  return cellSize(page.cell, page.scale).height;
+}
+
+/**
+ * Pages and image tokens of `text`. One layout pass on two-row pages gives the row count (exact to one
+ * row, rounded up), from which full pages and the last page's rows follow.
+ */
+export function pageCost(
+  text: string,
+  renderer: SnapshotRenderer,
+  page: PageSpec,
+  tokensFor?: (width: number, height: number) => number,
+): { pages: number; imageTokens: number } {
+  if (!tokensFor) {
+    const pages = renderer.countPages(text, opts(page)).pages;
+    return { pages, imageTokens: pages * page.tokens };
+  }
+  const ch = cellHeight(page);
+  const rows =
+    2 * renderer.countPages(text, { ...opts(page), shape: { width: page.width, height: 2 * ch } }).pages;
+  if (rows === 0) return { pages: 0, imageTokens: 0 };
+  const perPage = Math.floor(page.height / ch);
+  const pages = Math.ceil(rows / perPage);
+  const lastRows = Math.max(2, rows - (pages - 1) * perPage);
+  return { pages, imageTokens: (pages - 1) * page.tokens + tokensFor(page.width, lastRows * ch) };
+}
+
+/** The code-point offset `count` code points into `text`, as a UTF-16 index. */
+function codePointIndex(text: string, count: number): number {
+  let i = 0;
+  for (let n = 0; n < count && i < text.length; n++) {
+    const c = text.charCodeAt(i);
+    i +=
+      c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00
+        ? 2
+        : 1;
+  }
+  return i;
+}
+
+/**
+ * Renders `text` on full pages, then redraws the last page at the height its rows need (same width,
+ * same cell): the redraw starts at a row boundary, so decoding all pages still gives `normalize(text)`.
+ */
+export async function renderPages(
+  text: string,
+  renderer: SnapshotRenderer,
+  page: PageSpec,
+  trim: boolean,
+): Promise<RenderedRun['pages']> {
+  const res = await renderer.render(text, opts(page));
+  const pages = res.pages;
+  if (!trim || pages.length === 0) return pages;
+  const normalized = normalize(text);
+  let before = 0;
+  for (let k = 0; k < pages.length - 1; k++) before += pages[k]!.chars;
+  const rest = normalized.slice(codePointIndex(normalized, before));
+  const ch = cellHeight(page);
+  const perPage = Math.floor(page.height / ch);
+  let rows = Math.max(
+    2,
+    2 * renderer.countPages(rest, { ...opts(page), shape: { width: page.width, height: 2 * ch } }).pages - 1,
+  );
+  while (
+    rows < perPage &&
+    renderer.countPages(rest, { ...opts(page), shape: { width: page.width, height: rows * ch } }).pages > 1
+  )
+    rows++;
+  if (rows >= perPage) return pages;
+  const last = await renderer.render(rest, {
+    ...opts(page),
+    shape: { width: page.width, height: rows * ch },
+  });
+  if (last.pages.length !== 1) return pages;
+  return [...pages.slice(0, -1), last.pages[0]!];
 }
 
 /**
@@ -350,6 +440,7 @@ function newestPartThatFits(
   cuts: Uint8Array,
   renderer: SnapshotRenderer,
   page: PageSpec,
+  tokensFor?: (width: number, height: number) => number,
 ): Candidate | undefined {
   const charsPerPage = c.text.length / Math.max(1, c.pages);
   let allowance = pages * charsPerPage * 0.97;
@@ -361,7 +452,7 @@ function newestPartThatFits(
   for (let attempt = 0; attempt < 8; attempt++) {
     start = cutAtOrAfter(cuts, start + (attempt > 0 ? 1 : 0));
     if (start >= c.to) return undefined;
-    const part = candidate(items, tokens, start, c.to, renderer, page);
+    const part = candidate(items, tokens, start, c.to, renderer, page, tokensFor);
     if (part.pages <= pages) return part;
     // Skip ahead by the share of characters that are too many.
     const excess = (part.pages - pages) * charsPerPage;
@@ -373,4 +464,4 @@ function newestPartThatFits(
 
 /** A header of typical length, for the worth-it test before the real header is known. */
 const snapshotHeaderSize =
-  'The next 10 images are pages of this conversation transcript (items i000001..i000002, turns 1-2, 100 items), drawn in a 4x6 pixel font. Read them as the conversation at this point; lines start each message, call and result.';
+  '<summary from="i000001" to="i000002">Transcript of items i000001..i000002 (turns 10-20) as 10 images of 4x6 pixel text; read it as the conversation at this point.</summary>';
