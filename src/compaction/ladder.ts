@@ -28,6 +28,7 @@ import {
   type SnapshotResult,
 } from './snapshot.js';
 import { summarize, type SummarizeOptions } from './summarize.js';
+import type { PageCandidate } from './page-width.js';
 import { RUNGS, type CompactionProfile, type Estimator, type RungName, type RungReport } from './types.js';
 
 export interface LadderOptions {
@@ -55,6 +56,8 @@ export interface LadderOptions {
   /** Renderer and page for snapshots; without them the snapshot rung is skipped, with a reason. */
   renderer?: SnapshotRenderer;
   page?: PageSpec;
+  /** Pages of other widths to choose from per pass (see page-width.ts). */
+  pages?: readonly PageCandidate[];
   /** Tokens of a page of any size (the profile's image rule): lets runs end on a shorter page. */
   tokensFor?: (width: number, height: number) => number;
   /** Images already spoken for in the request by items that stay (subtracted from the profile limit). */
@@ -147,14 +150,15 @@ export async function climb(path: readonly Item[], o: LadderOptions): Promise<La
       timeMs: clock() - t0,
       reasons,
     };
-    if (pagesRung && o.page) {
+    const usedPage = records.find((r) => r.rung === 'snapshot')?.params['page'] as PageSpec | undefined;
+    if (pagesRung && usedPage) {
       const d = pagesRung.details ?? {};
       const textTokens = Number(d['textTokens'] ?? 0);
       const imageTokens = Number(d['imageTokens'] ?? 0);
       report.snapshot = {
         pages: Number(d['pages'] ?? 0),
-        shape: { width: o.page.width, height: o.page.height, cell: o.page.cell, scale: o.page.scale },
-        tokensPerPage: o.page.tokens,
+        shape: { width: usedPage.width, height: usedPage.height, cell: usedPage.cell, scale: usedPage.scale },
+        tokensPerPage: usedPage.tokens,
         chars: Number(d['chars'] ?? 0),
         textTokens,
         imageTokens,
@@ -267,6 +271,7 @@ export async function climb(path: readonly Item[], o: LadderOptions): Promise<La
         personBudget,
         estimateText: o.estimateText,
         ...(o.tokensFor ? { tokensFor: o.tokensFor } : {}),
+        ...(o.pages ? { pages: o.pages } : {}),
       });
       best = r;
       if (r.overflow.length === 0 && sum(r.tokens) + overhead <= target) break;

@@ -6,8 +6,9 @@ import type { ContextItem, ImageData, Item, ToolResultItem } from '../transcript
 
 export const PLACEHOLDER_SOURCE = 'glyphfold:placeholder';
 
-function fmt(n: number): string {
-  return n.toLocaleString('en-US');
+/** 12345 → "12,345". (Not toLocaleString: its first call loads ICU data, ~100 ms.) */
+export function fmt(n: number): string {
+  return String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }
 
 /** A tool result whose content was elided. Same id, call id and name: pairing is untouched. */

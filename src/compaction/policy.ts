@@ -13,13 +13,15 @@ import {
   bestPageShape,
   detailLevels,
   imageTokens,
+  pageBytesMax,
   parseOverflowError,
+  wouldResize,
   resolveProfile,
   type OverflowInfo,
   type Profile,
   type ResolvedProfile,
 } from '../providers/index.js';
-import { countPages, render, type CellName } from '../render/index.js';
+import { cellSize, countPages, render, type CellName } from '../render/index.js';
 import { Calibrator, estimateTokens } from '../tokens/index.js';
 import type { Item } from '../transcript/items.js';
 import { wireView, type Repair, type WireProvider, type WireRequest } from '../views/index.js';
@@ -29,6 +31,7 @@ import { itemEstimator, textEstimator } from './estimate.js';
 import { climb, type LadderOptions, type LadderResult } from './ladder.js';
 import type { CompactionRecord } from './record.js';
 import type { PageSpec, SnapshotRenderer } from './snapshot.js';
+import type { PageCandidate } from './page-width.js';
 import { RUNGS, type RungName } from './types.js';
 
 /** Where an early (cold-cache) compaction aims, as a fraction of the trigger. */
@@ -58,6 +61,8 @@ export interface CompactionOptions {
   calibrator?: Calibrator;
   /** Which rungs may run (default all). */
   rungs?: readonly RungName[];
+  /** Deflate effort for snapshot pages (default 'fastest': pages stay small either way). */
+  compression?: 'default' | 'fastest';
   /** Snapshot glyph cell and scale (default 4×6 at 1). */
   cell?: CellName;
   scale?: number;
@@ -77,6 +82,8 @@ export interface CompactionSetup {
   wire: WireProvider;
   request: WireRequest;
   page?: PageSpec;
+  /** Pages of other widths the snapshot rung may choose from (area-billed providers). */
+  pages?: PageCandidate[];
   notes: string[];
   calibrator: Calibrator;
 }
@@ -92,6 +99,7 @@ export function setupCompaction(options: CompactionOptions): CompactionSetup {
   const wire = options.wire ?? DEFAULT_WIRE[profile.provider];
   const request: WireRequest = { model: options.model, ...options.request, profile };
   let page: PageSpec | undefined;
+  let pages: PageCandidate[] | undefined;
   if (profile.vision) {
     try {
       const imagesInRequest = Math.min(profile.images.maxPerRequest, 50);
@@ -106,24 +114,82 @@ export function setupCompaction(options: CompactionOptions): CompactionSetup {
         cell: options.cell ?? '4x6',
         scale: options.scale ?? 1,
         tokens: shape.tokens,
+        compression: options.compression ?? 'fastest',
       };
       if (shape.detail && request.imageDetail === undefined)
         request.imageDetail = shape.detail as WireRequest['imageDetail'];
       if (!shape.verified && shape.note) notes.push(shape.note);
+      pages = pageCandidates(profile, page, shape.detail, imagesInRequest);
     } catch (err) {
       notes.push(`no snapshot page for ${profile.family}: ${(err as Error).message}`);
     }
   }
-  return {
+  const setup: CompactionSetup = {
     resolved,
     profile,
     budget,
     wire,
     request,
-    page,
     notes,
     calibrator: options.calibrator ?? new Calibrator(),
   };
+  if (page) setup.page = page;
+  if (pages) setup.pages = pages;
+  return setup;
+}
+
+function gcd(a: number, b: number): number {
+  return b === 0 ? a : gcd(b, a % b);
+}
+
+/**
+ * Full-height pages of every width on the provider's billing grid that it takes without resizing (and
+ * within its per-image bytes), plus `best`. Providers without an area grid get `best` only.
+ */
+export function pageCandidates(
+  profile: Profile,
+  best: PageSpec,
+  detail: string | undefined,
+  imagesInRequest: number,
+): PageCandidate[] {
+  const cell = cellSize(best.cell, best.scale);
+  const geometry = (p: PageSpec): PageCandidate => ({
+    ...p,
+    cols: Math.floor(p.width / cell.width),
+    rowsPerPage: Math.floor(p.height / cell.height),
+  });
+  const r = profile.image;
+  if (r.kind !== 'anthropic-patch' && r.kind !== 'openai-patch') return [geometry(best)];
+  const grid = r.patch;
+  const level = r.kind === 'openai-patch' && detail ? r.details[detail] : undefined;
+  const cap =
+    r.kind === 'anthropic-patch' ? r.maxLongEdge : (level?.maxSide ?? Math.max(best.width, best.height));
+  const perImage = Math.min(
+    profile.images.maxBytesPerImage,
+    Math.floor(profile.images.maxBytesPerRequest / imagesInRequest),
+  );
+  const opts = detail && detailLevels(profile).includes(detail) ? { detail } : {};
+  const ok = (w: number, h: number): boolean =>
+    !wouldResize(profile, w, h, { ...opts, imagesInRequest }) &&
+    (level?.shapeBudget === undefined || Math.ceil(w / grid) * Math.ceil(h / grid) <= level.shapeBudget) &&
+    pageBytesMax(profile, w, h) <= perImage;
+  const step = (grid * cell.width) / gcd(grid, cell.width);
+  const out: PageCandidate[] = [geometry(best)];
+  for (let w = step; w <= cap; w += step) {
+    if (w / cell.width < 16 || w === best.width) continue;
+    // The tallest page of this width, on whole cell rows (cost rises with height: binary search).
+    let lo = 0;
+    let hi = Math.floor(cap / cell.height);
+    while (lo < hi) {
+      const mid = Math.ceil((lo + hi) / 2);
+      if (ok(w, mid * cell.height)) lo = mid;
+      else hi = mid - 1;
+    }
+    if (lo < 2) continue;
+    const h = lo * cell.height;
+    out.push(geometry({ ...best, width: w, height: h, tokens: imageTokens(profile, w, h, opts) }));
+  }
+  return out;
 }
 
 /** What `prepareRequest` hands back: the body to send and what compaction did. */
@@ -163,6 +229,7 @@ function ladderOptions(setup: CompactionSetup, options: CompactionOptions, force
   };
   if (setup.page) {
     o.page = setup.page;
+    if (setup.pages) o.pages = setup.pages;
     const detail = setup.request.imageDetail;
     o.tokensFor = (w, h) => imageTokensFor(setup.profile, w, h, detail ? { detail } : undefined);
   }

@@ -2,6 +2,7 @@
 import type { Budget } from './budget.js';
 import type { Economics } from './economics.js';
 import type { RungReport } from './types.js';
+import { fmt } from './placeholders.js';
 
 export interface SnapshotFigures {
   pages: number;
@@ -40,9 +41,7 @@ export interface CompactionReport {
   reasons: string[];
 }
 
-function n(x: number): string {
-  return Math.round(x).toLocaleString('en-US');
-}
+const n = fmt;
 
 /** A short human-readable report. */
 export function formatReport(r: CompactionReport): string {

@@ -14,6 +14,7 @@ import { sum } from './elide.js';
 import { planSnapshot, type Segment, type SnapshotPlan } from './plan.js';
 import { formatItem, formatItems } from './text.js';
 import { cutAtOrAfter, validCuts } from './cuts.js';
+import { choosePage, type PageCandidate } from './page-width.js';
 import type { RungReport } from './types.js';
 
 /** Page geometry and price, from `bestPageShape` of the target profile. */
@@ -26,6 +27,8 @@ export interface PageSpec {
   tokens: number;
   /** The last page of each run is cut to the rows it uses (see `SnapshotOptions.tokensFor`). */
   trim?: boolean;
+  /** Deflate effort (render's `compression`); part of the record so a rebuild gives the same bytes. */
+  compression?: 'default' | 'fastest';
 }
 
 /** The two renderer entry points the rung needs (`src/render`: `countPages`, `render`). */
@@ -64,6 +67,8 @@ export interface SnapshotOptions {
    * which is what makes short runs between person messages worth imaging.
    */
   tokensFor?: (width: number, height: number) => number;
+  /** Pages of other widths; the pass takes the one that holds its text in the fewest tokens. */
+  pages?: readonly PageCandidate[];
 }
 
 /** What a snapshot pass decided, in ids: enough to redo it byte for byte (see record.ts). */
@@ -157,7 +162,12 @@ export async function applySnapshot(
 }
 
 function opts(page: PageSpec) {
-  return { shape: { width: page.width, height: page.height }, cell: page.cell, scale: page.scale };
+  return {
+    shape: { width: page.width, height: page.height },
+    cell: page.cell,
+    scale: page.scale,
+    ...(page.compression ? { compression: page.compression } : {}),
+  };
 }
 
 function splice(items: readonly Item[], rendered: readonly RenderedRun[], page: PageSpec): Item[] {
@@ -195,7 +205,23 @@ export async function snapshot(
     tailBudget: options.tailBudget,
     personBudget: options.personBudget,
   });
-  const page: PageSpec = options.tokensFor ? { ...options.page, trim: true } : options.page;
+  // Choose the page width for this pass's text, then count and render with it.
+  const texts = new Map<Segment, string>();
+  for (const seg of plan.middle)
+    if (!seg.verbatim) texts.set(seg, formatItems(items.slice(seg.from, seg.to)));
+  const chosenPage =
+    options.pages && options.pages.length > 1
+      ? choosePage([...texts.values()], options.pages, options.tokensFor)
+      : options.page;
+  const base: PageSpec = {
+    width: chosenPage.width,
+    height: chosenPage.height,
+    cell: chosenPage.cell,
+    scale: chosenPage.scale,
+    tokens: chosenPage.tokens,
+    ...(options.page.compression ? { compression: options.page.compression } : {}),
+  };
+  const page: PageSpec = options.tokensFor ? { ...base, trim: true } : base;
   // Count first (layout only), decide, then render only what is imaged.
   const cuts = validCuts(items);
   const candidates: Candidate[] = [];
@@ -203,7 +229,7 @@ export async function snapshot(
   const headerTokens = options.estimateText(snapshotHeaderSize) + 4;
   for (const seg of plan.middle) {
     if (seg.verbatim) continue;
-    const c = candidate(items, tokens, seg.from, seg.to, renderer, page, options.tokensFor);
+    const c = candidate(items, tokens, seg.from, seg.to, renderer, page, options.tokensFor, texts.get(seg));
     if (c.pages === 0 || c.imageTokens + headerTokens >= c.textTokens) {
       notWorth++;
       continue;
@@ -341,8 +367,9 @@ function candidate(
   renderer: SnapshotRenderer,
   page: PageSpec,
   tokensFor?: (width: number, height: number) => number,
+  known?: string,
 ): Candidate {
-  const text = formatItems(items.slice(from, to));
+  const text = known ?? formatItems(items.slice(from, to));
   let textTokens = 0;
   for (let i = from; i < to; i++) textTokens += tokens[i]!;
   const { pages, imageTokens } = pageCost(text, renderer, page, tokensFor);
@@ -401,31 +428,36 @@ export async function renderPages(
   page: PageSpec,
   trim: boolean,
 ): Promise<RenderedRun['pages']> {
-  const res = await renderer.render(text, opts(page));
-  const pages = res.pages;
-  if (!trim || pages.length === 0) return pages;
+  if (!trim) return (await renderer.render(text, opts(page))).pages;
+  const ch = cellHeight(page);
+  const perPage = Math.floor(page.height / ch);
+  const twoRow = (t: string) =>
+    renderer.countPages(t, { ...opts(page), shape: { width: page.width, height: 2 * ch } }).pages;
+  // The fewest rows that hold `t` on one page, or undefined when it needs a full page or more.
+  const rowsFor = (t: string): number | undefined => {
+    let rows = Math.max(2, 2 * twoRow(t) - 1);
+    while (
+      rows < perPage &&
+      renderer.countPages(t, { ...opts(page), shape: { width: page.width, height: rows * ch } }).pages > 1
+    )
+      rows++;
+    return rows < perPage ? rows : undefined;
+  };
+  const short = async (t: string, rows: number) =>
+    (await renderer.render(t, { ...opts(page), shape: { width: page.width, height: rows * ch } })).pages;
+  // Most runs between person messages fit one short page: draw that page only.
+  const single = rowsFor(text);
+  if (single !== undefined) return short(text, single);
+  const pages = (await renderer.render(text, opts(page))).pages;
+  if (pages.length === 0) return pages;
   const normalized = normalize(text);
   let before = 0;
   for (let k = 0; k < pages.length - 1; k++) before += pages[k]!.chars;
   const rest = normalized.slice(codePointIndex(normalized, before));
-  const ch = cellHeight(page);
-  const perPage = Math.floor(page.height / ch);
-  let rows = Math.max(
-    2,
-    2 * renderer.countPages(rest, { ...opts(page), shape: { width: page.width, height: 2 * ch } }).pages - 1,
-  );
-  while (
-    rows < perPage &&
-    renderer.countPages(rest, { ...opts(page), shape: { width: page.width, height: rows * ch } }).pages > 1
-  )
-    rows++;
-  if (rows >= perPage) return pages;
-  const last = await renderer.render(rest, {
-    ...opts(page),
-    shape: { width: page.width, height: rows * ch },
-  });
-  if (last.pages.length !== 1) return pages;
-  return [...pages.slice(0, -1), last.pages[0]!];
+  const rows = rowsFor(rest);
+  if (rows === undefined) return pages;
+  const last = await short(rest, rows);
+  return last.length === 1 ? [...pages.slice(0, -1), last[0]!] : pages;
 }
 
 /**
