@@ -145,3 +145,57 @@ describe('claude-code importer', () => {
     expect(t.warnings).toEqual([]);
   });
 });
+
+describe('claude-code chain through bookkeeping entries', () => {
+  it('follows parentUuid through a progress entry that carries a uuid', () => {
+    const l = (o: object): string =>
+      JSON.stringify({ isSidechain: false, sessionId: 's', timestamp: '2026-11-20T10:00:00.000Z', ...o });
+    const text = [
+      l({ type: 'user', uuid: 'u1', parentUuid: null, message: { role: 'user', content: 'list files' } }),
+      l({
+        type: 'assistant',
+        uuid: 'a1',
+        parentUuid: 'u1',
+        message: {
+          role: 'assistant',
+          content: [{ type: 'tool_use', id: 't1', name: 'Bash', input: { command: 'ls' } }],
+        },
+      }),
+      l({
+        type: 'progress',
+        uuid: 'p1',
+        parentUuid: 'a1',
+        data: { type: 'hook_progress', hookEvent: 'PreToolUse' },
+      }),
+      l({
+        type: 'user',
+        uuid: 'u2',
+        parentUuid: 'p1',
+        message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'a.ts' }] },
+      }),
+    ].join('\n');
+    const r = importTranscript(text);
+    expect(r.items.map((i) => i.kind)).toEqual(['message', 'tool_call', 'tool_result']);
+    expect(r.warnings).toEqual(['bookkeeping entries not imported (never sent to the model): 1 progress']);
+  });
+});
+
+describe('claude-code repeated uuids', () => {
+  it('reports repeated entries once, keeps the later one, and does not call the earlier abandoned', () => {
+    const text = fixture('claude-code.jsonl');
+    const all = text.trim().split('\n');
+    const firstUser = all.findIndex((l) => l.includes('"isMeta":true'));
+    const doubled = [
+      ...all.slice(0, firstUser + 3),
+      ...all.slice(firstUser, firstUser + 3),
+      ...all.slice(firstUser + 3),
+    ];
+    const r = importTranscript(doubled.join('\n'));
+    const plain = importTranscript(text);
+    expect(r.items.length).toBe(plain.items.length);
+    expect(r.warnings.filter((w) => w.includes('repeat'))).toEqual([
+      `3 entries repeat an earlier uuid (lines ${firstUser + 4}, ${firstUser + 5}, ${firstUser + 6}); the later entry wins`,
+    ]);
+    expect(r.warnings.find((w) => w.includes('not on the active path'))).toMatch(/^3 entries/);
+  });
+});

@@ -84,3 +84,28 @@ describe('codex importer', () => {
     expect(t.warnings.some((w) => /^line 3: expected \{ timestamp, type, payload \}/.test(w))).toBe(true);
   });
 });
+
+describe('codex compacted with replacement_history only', () => {
+  it('takes the summary text from the replacement history and says so', () => {
+    const line = (type: string, payload: object): string =>
+      JSON.stringify({ timestamp: '2026-11-21T16:00:00.000Z', type, payload });
+    const text = [
+      line('response_item', { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'go' }] }),
+      line('compacted', {
+        message: '',
+        replacement_history: [
+          {
+            type: 'message',
+            role: 'user',
+            content: [{ type: 'input_text', text: 'earlier: fixed the parser' }],
+          },
+        ],
+      }),
+    ].join('\n');
+    const r = importTranscript(text);
+    expect(r.items[1]).toMatchObject({ kind: 'summary', text: 'earlier: fixed the parser' });
+    expect(r.warnings).toEqual([
+      'line 2: compacted line has no message; summary taken from its replacement_history',
+    ]);
+  });
+});
