@@ -1,9 +1,11 @@
 import type { Command } from './command.js';
 import { decodeCommand } from './decode.js';
 import { renderCommand } from './render.js';
+import { shapesCommand } from './shapes.js';
+import { viewCommand } from './view.js';
 
 /**
  * Every subcommand, as data. Add a command by writing `src/cli/<name>.ts` that exports a `Command`
  * and listing it here.
  */
-export const COMMANDS: readonly Command[] = [renderCommand, decodeCommand];
+export const COMMANDS: readonly Command[] = [renderCommand, decodeCommand, shapesCommand, viewCommand];

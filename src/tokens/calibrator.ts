@@ -6,6 +6,7 @@
  * and follows slow drift (a conversation turning from prose to code). The state is plain JSON the
  * caller stores wherever it likes; `Calibrator.fromJSON` validates it on the way back in.
  */
+import { parseOverflowError } from '../providers/index.js';
 
 /** Serialisable calibrator state. */
 export interface CalibrationState {
@@ -16,7 +17,7 @@ export interface CalibrationState {
 }
 
 export interface CalibratorOptions {
-  /** Weight of the newest observation; default 0.5 (half-life of one turn: drift is followed quickly). */
+  /** Weight of the newest observation; default 0.7: a conversation's mix of prose, code and schema drifts turn by turn, and tokenisers are deterministic, so recent turns are the better guide. */
   alpha?: number;
 }
 
@@ -30,7 +31,7 @@ export class Calibrator {
   private readonly models = new Map<string, { ratio: number; samples: number }>();
 
   constructor(options: CalibratorOptions = {}) {
-    this.alpha = checkAlpha(options.alpha ?? 0.5, 'Calibrator');
+    this.alpha = checkAlpha(options.alpha ?? 0.7, 'Calibrator');
   }
 
   /**
@@ -54,6 +55,19 @@ export class Calibrator {
       : { ratio: sample, samples: 1 };
     this.models.set(model, next);
     return next.ratio;
+  }
+
+  /**
+   * Learns from a context-overflow error: when the provider's message carries its measured token
+   * count (Anthropic, OpenAI Chat, Gemini do; the Responses API does not), that count is an
+   * observation for the request we estimated at `estimated`. Returns the parsed count, or undefined
+   * when the error is not an overflow or carries no count (nothing is learned then).
+   */
+  observeOverflow(model: string, estimated: number, error: unknown): number | undefined {
+    const measured = parseOverflowError(error)?.measuredTokens;
+    if (measured === undefined) return undefined;
+    this.observe(model, estimated, measured);
+    return measured;
   }
 
   /** reported/estimated for `model`; 1 before the first observation. */

@@ -6,28 +6,28 @@
  * text characters / `charsPerToken`, images by the profile's rule (`imageTokens`), a small overhead per
  * turn and per block. A `Calibrator` then scales the raw figure by what the provider has reported.
  */
-import type { Author, ContentPart, ItemKind } from '../transcript/items.js';
+import type { Author, ContentPart, ImageData, ItemKind } from '../transcript/items.js';
 import type { Block } from '../views/normalize.js';
 import { resultParts } from '../views/normalize.js';
 import type { ImageTokenCounter, WireProvider, WireRequest } from '../views/types.js';
 import { prepareTurns } from '../views/wire.js';
 import type { Calibrator } from './calibrator.js';
-import { imageSize } from './image-size.js';
+import { imageTokens, resolveProfile } from '../providers/index.js';
+import { imageSizeBase64 } from '../transcript/image-size.js';
 
 /** Characters per text token before calibration (English prose and code both sit near 4). */
 export const DEFAULT_CHARS_PER_TOKEN = 4;
 /** Role markers and separators around each turn, and framing around each block. */
 export const TURN_OVERHEAD = 4;
 export const BLOCK_OVERHEAD = 2;
-/** Tokens assumed for an image whose size cannot be read (a full 1568-token Claude page: conservative). */
+/** Tokens assumed for an image whose size or rule is unknown (a full 1568-token Claude page: conservative). */
 export const UNKNOWN_IMAGE_TOKENS = 1568;
 
 export interface EstimateOptions {
   charsPerToken?: number;
   /**
-   * Image tokens for a width × height image under the target profile, e.g.
-   * `(w, h, o) => imageTokens(profile, w, h, o)` from `providers`. Without it, w·h/750 (Anthropic's
-   * older published rule) is used.
+   * Image tokens for a width × height image. Default: `imageTokens` from `providers` under
+   * `request.profile`, else under the profile `resolveProfile(request.model)` finds.
    */
   imageTokens?: ImageTokenCounter;
   /** Scales the raw estimate by the ratio learned for `request.model`. */
@@ -60,10 +60,6 @@ export interface TokenEstimate {
   rows: TokenRow[];
 }
 
-function fallbackImageTokens(width: number, height: number): number {
-  return Math.ceil((width * height) / 750);
-}
-
 /** Estimates the input tokens of `wireView(provider, path, request)`. */
 export function estimateTokens(
   provider: WireProvider,
@@ -73,8 +69,15 @@ export function estimateTokens(
 ): TokenEstimate {
   const cpt = options.charsPerToken ?? DEFAULT_CHARS_PER_TOKEN;
   if (!(cpt > 0)) throw new RangeError(`estimateTokens: charsPerToken must be positive, found ${cpt}`);
-  const counter = options.imageTokens ?? fallbackImageTokens;
-  const detail = request.imageDetail ?? 'high';
+  let counter = options.imageTokens;
+  if (!counter) {
+    const profile = request.profile ?? resolveProfile(request.model).profile;
+    // A profile without vision has no image rule; the view only sends pixels to it when the caller
+    // gave no profile, so count such images at the conservative flat figure.
+    counter = profile.vision ? (w, h, o) => imageTokens(profile, w, h, o) : () => UNKNOWN_IMAGE_TOKENS;
+  }
+  // Only the OpenAI views send a `detail` (always explicit, default high); others have no such knob.
+  const detail = provider.startsWith('openai') ? (request.imageDetail ?? 'high') : undefined;
   const { turns } = prepareTurns(provider, path, request);
 
   let chars = 0;
@@ -99,10 +102,13 @@ export function estimateTokens(
     row.ids.add(id);
     row.raw += textChars / cpt + imageTok + BLOCK_OVERHEAD;
   };
-  const image = (img: Parameters<typeof imageSize>[0]): number => {
+  const image = (img: ImageData): number => {
     imageCount++;
-    const size = imageSize(img);
-    return size ? counter(size.width, size.height, { detail }) : UNKNOWN_IMAGE_TOKENS;
+    const size =
+      img.width !== undefined && img.height !== undefined
+        ? { width: img.width, height: img.height }
+        : imageSizeBase64(img.data);
+    return size ? counter(size.width, size.height, detail ? { detail } : {}) : UNKNOWN_IMAGE_TOKENS;
   };
   const parts = (ps: readonly ContentPart[]): [number, number] => {
     let c = 0;

@@ -1,4 +1,3 @@
 /** Token estimates per wire view and their calibration from the provider's reported usage. */
 export * from './calibrator.js';
 export * from './estimate.js';
-export { imageSize } from './image-size.js';

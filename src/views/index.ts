@@ -2,14 +2,17 @@
 export * from './types.js';
 export type { ViewContext, WireView } from './view.js';
 export {
-  normalize,
+  normalize as normalizeTurns,
   wrapContext,
   wrapSummary,
   wrapDigest,
   imagePlaceholder,
-  type Block,
-  type Turn,
-  type Origin,
+  safeCallId,
+  type Block as WireBlock,
+  type Turn as WireTurn,
+  type Origin as WireOrigin,
+  type NormalizeOptions,
+  type NormalizeNotes,
 } from './normalize.js';
 export * from './pairing.js';
 export { wireView, prepareTurns, VIEWS, LEADING_USER_TEXT } from './wire.js';

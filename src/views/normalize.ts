@@ -104,9 +104,10 @@ export function reasoningSendable(item: ReasoningItem, family: ProviderFamily): 
       // thinking needs its signature; redacted_thinking needs its data.
       return item.signature !== undefined || item.encrypted !== undefined;
     case 'openai':
-      // Only encrypted_content carries the reasoning back (a bare summary is of no use to the model),
-      // and a Responses reasoning input item needs its id, which importers keep in `signature`.
-      return item.encrypted !== undefined && item.signature !== undefined;
+      // Only encrypted_content carries the reasoning back; a bare summary is of no use to the model.
+      // The item id (`rs_…`, kept in `signature` when known) is optional: Codex sends reasoning
+      // back without it (its rollouts do not store it).
+      return item.encrypted !== undefined;
     case 'gemini':
       return item.signature !== undefined || item.text !== '';
   }

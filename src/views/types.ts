@@ -4,6 +4,7 @@
  * A view turns a path (root → tip, `Item[]`) plus per-request instructions into one provider request
  * body. Views know nothing of storage: they take items and return plain JSON.
  */
+import type { Profile } from '../providers/index.js';
 import type { ImageData } from '../transcript/items.js';
 
 /** The four wire formats glyphfold writes. */
@@ -47,7 +48,7 @@ export interface WireRequest {
    * The model's profile (from `providers`). Views read only `vision` from it: a profile without vision
    * makes images travel as a text placeholder instead of pixels.
    */
-  profile?: { vision?: boolean };
+  profile?: Profile;
   /** OpenAI image `detail`; always sent explicitly. Default `high`. */
   imageDetail?: 'low' | 'high' | 'auto' | 'original';
   /** Anthropic `cache_control` breakpoints (default true). */

@@ -1,0 +1,98 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/main.js';
+import { WIRE_PROVIDERS } from '../../src/views/index.js';
+import { VALIDATORS } from '../helpers/wire-shapes.js';
+
+async function run(argv: string[], cwd = process.cwd()): Promise<{ code: number; out: string; err: string }> {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.on('data', (d: Buffer) => (out += d.toString()));
+  stderr.on('data', (d: Buffer) => (err += d.toString()));
+  const code = await main(argv, { stdout, stderr, stdin: new PassThrough(), isTTY: false, cwd });
+  return { code, out, err };
+}
+
+const FIXTURES = [
+  'anthropic.json',
+  'claude-code.jsonl',
+  'codex.jsonl',
+  'glyphfold.jsonl',
+  'openai-chat.json',
+];
+
+describe('glyphfold view', () => {
+  it.each(FIXTURES)('prints a body every provider accepts for the imported %s', async (fixture) => {
+    for (const provider of WIRE_PROVIDERS) {
+      const { code, out, err } = await run([
+        'view',
+        `test/fixtures/transcripts/${fixture}`,
+        '--provider',
+        provider,
+        '--system',
+        'Be brief.',
+      ]);
+      expect(code, err).toBe(0);
+      const body = JSON.parse(out) as Record<string, unknown>;
+      expect(VALIDATORS[provider](body), `${fixture} → ${provider}`).toEqual([]);
+      expect(err).toMatch(/estimate: \d+ input tokens/);
+    }
+  });
+
+  it('reports repairs on stderr', async () => {
+    const { code, err } = await run([
+      'view',
+      'test/fixtures/transcripts/openai-chat.json',
+      '--provider',
+      'anthropic',
+    ]);
+    expect(code).toBe(0);
+    expect(err).toMatch(/repair: dropped_orphan_result \S+ \(call call_trimmed000001\)/);
+  });
+
+  it('prints the screen view', async () => {
+    const { code, out } = await run(['view', 'test/fixtures/transcripts/claude-code.jsonl', '--screen']);
+    expect(code).toBe(0);
+    expect(out).toMatch(/^You:\n/m);
+    expect(out).toMatch(/^Model:\n/m);
+    expect(out).toMatch(/· \d+ tool calls?, \d+ tool results? .*hidden ·/);
+  });
+
+  it('reads the system prompt from a file and names bad input', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'gf-view-'));
+    try {
+      await writeFile(join(dir, 'sys.txt'), 'SYSTEM FROM FILE');
+      const ok = await run(
+        [
+          'view',
+          join(process.cwd(), 'test/fixtures/transcripts/codex.jsonl'),
+          '--provider',
+          'gemini',
+          '--system-file',
+          'sys.txt',
+        ],
+        dir,
+      );
+      expect(ok.code).toBe(0);
+      expect(JSON.parse(ok.out).systemInstruction).toEqual({ parts: [{ text: 'SYSTEM FROM FILE' }] });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+    const bad = await run(['view', 'test/fixtures/transcripts/codex.jsonl', '--provider', 'mistral']);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain(
+      "--provider: expected one of anthropic, openai-chat, openai-responses, gemini, found 'mistral'",
+    );
+    const none = await run(['view', 'test/fixtures/transcripts/codex.jsonl']);
+    expect(none.code).toBe(2);
+    expect(none.err).toContain('--provider is required');
+    const ws = await run(['view', '--workspace', '/tmp/nowhere', '--provider', 'anthropic']);
+    expect(ws.code).toBe(1);
+    expect(ws.err).toContain('not implemented yet: --workspace');
+  });
+});
