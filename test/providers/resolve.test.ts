@@ -171,6 +171,32 @@ describe('profile data', () => {
     }
   });
 
+  it('carries cache prices per provider', () => {
+    expect(resolveProfile('claude-opus-4-7').profile.cache).toEqual({
+      writeMultiplier: 1.25,
+      writeMultiplier1h: 2,
+      readMultiplier: 0.1,
+      maxBreakpoints: 4,
+    });
+    expect(resolveProfile('gpt-4o').profile.cache).toEqual({
+      writeMultiplier: 1,
+      readMultiplier: 0.5,
+      minTokens: 1024,
+    });
+    expect(resolveProfile('gpt-5.5').profile.cache).toMatchObject({
+      writeMultiplier: 1,
+      readMultiplier: 0.1,
+    });
+    expect(resolveProfile('gpt-5.6').profile.cache).toMatchObject({
+      writeMultiplier: 1.25,
+      readMultiplier: 0.1,
+    });
+    expect(resolveProfile('gemini-2.5-pro').profile.cache).toMatchObject({
+      writeMultiplier: 1,
+      readMultiplier: 0.1,
+    });
+  });
+
   it('has at least one model without vision, and both Anthropic tiers', () => {
     expect(listProfiles().filter((x) => !x.vision).length).toBeGreaterThan(0);
     const edges = new Set(
