@@ -1,6 +1,7 @@
+import { RENDER_SUITES } from './render.js';
 import type { BenchSuite } from './suite.js';
 import { importSuite } from './import.js';
 import { viewsSuite } from './views.js';
 
 /** Every suite `npm run bench` knows, in the order they run. */
-export const SUITES: readonly BenchSuite[] = [importSuite, viewsSuite];
+export const SUITES: readonly BenchSuite[] = [...RENDER_SUITES, importSuite, viewsSuite];
