@@ -1,4 +1,5 @@
 import type { Command } from './command.js';
+import { compactCommand } from './compact.js';
 import { decodeCommand } from './decode.js';
 import { renderCommand } from './render.js';
 import { shapesCommand } from './shapes.js';
@@ -8,4 +9,10 @@ import { viewCommand } from './view.js';
  * Every subcommand, as data. Add a command by writing `src/cli/<name>.ts` that exports a `Command`
  * and listing it here.
  */
-export const COMMANDS: readonly Command[] = [renderCommand, decodeCommand, shapesCommand, viewCommand];
+export const COMMANDS: readonly Command[] = [
+  renderCommand,
+  decodeCommand,
+  shapesCommand,
+  viewCommand,
+  compactCommand,
+];

@@ -9,9 +9,9 @@ import {
   BLOCK_OVERHEAD,
   DEFAULT_CHARS_PER_TOKEN,
   UNKNOWN_IMAGE_TOKENS,
-  imageSize,
   type Calibrator,
 } from '../tokens/index.js';
+import { imageSizeBase64 } from '../transcript/image-size.js';
 import type { ImageData, Item } from '../transcript/items.js';
 import { wrapContext, wrapDigest, wrapSummary } from '../views/index.js';
 import type { Estimator } from './types.js';
@@ -26,7 +26,10 @@ export interface ItemEstimatorOptions {
 
 /** Tokens of one image under `profile`'s rule; unknown sizes count as a full Claude page. */
 export function imageEstimate(profile: Profile, image: ImageData, detail?: string): number {
-  const size = imageSize(image);
+  const size =
+    image.width !== undefined && image.height !== undefined
+      ? { width: image.width, height: image.height }
+      : imageSizeBase64(image.data);
   if (!size) return UNKNOWN_IMAGE_TOKENS;
   const useDetail = detail !== undefined && detailLevels(profile).includes(detail);
   return imageTokens(profile, size.width, size.height, useDetail ? { detail } : {});

@@ -138,6 +138,12 @@ export function setupCompaction(options: CompactionOptions): CompactionSetup {
   return setup;
 }
 
+/**
+ * Narrowest snapshot page, in columns. Narrower pages waste less of a short line but read like a
+ * newspaper column and multiply the page count; 80 is a terminal's width.
+ */
+export const MIN_COLS = 80;
+
 function gcd(a: number, b: number): number {
   return b === 0 ? a : gcd(b, a % b);
 }
@@ -176,7 +182,7 @@ export function pageCandidates(
   const step = (grid * cell.width) / gcd(grid, cell.width);
   const out: PageCandidate[] = [geometry(best)];
   for (let w = step; w <= cap; w += step) {
-    if (w / cell.width < 16 || w === best.width) continue;
+    if (w / cell.width < MIN_COLS || w === best.width) continue;
     // The tallest page of this width, on whole cell rows (cost rises with height: binary search).
     let lo = 0;
     let hi = Math.floor(cap / cell.height);
