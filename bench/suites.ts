@@ -1,7 +1,8 @@
+import { compactionSuite } from './compaction.js';
 import { RENDER_SUITES } from './render.js';
 import type { BenchSuite } from './suite.js';
 import { importSuite } from './import.js';
 import { viewsSuite } from './views.js';
 
 /** Every suite `npm run bench` knows, in the order they run. */
-export const SUITES: readonly BenchSuite[] = [...RENDER_SUITES, importSuite, viewsSuite];
+export const SUITES: readonly BenchSuite[] = [...RENDER_SUITES, importSuite, viewsSuite, compactionSuite];

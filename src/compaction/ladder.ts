@@ -65,6 +65,8 @@ export interface LadderOptions {
   /** The summarizer; without it the summary rung is skipped and overflow is left out, with a reason. */
   summarizer?: Omit<SummarizeOptions, 'estimateText'> & { estimateText?: (text: string) => number };
   cache?: CacheState;
+  /** The request as the path stands and its tokens (overhead included), when the caller has them. */
+  current?: { items: Item[]; tokens: number };
   /** Clock for the report's time (ms). Default `performance.now`. */
   clock?: () => number;
   /** Extra notes to carry into the report (e.g. the profile was guessed). */
@@ -126,8 +128,13 @@ export async function climb(path: readonly Item[], o: LadderOptions): Promise<La
   const at = lastGroup(path);
   const group = at ? (path.slice(at.start, at.end + 1) as CompactionItem[]) : [];
   const original = path.filter((i) => i.kind !== 'compaction');
-  const current = at ? (await rebuildRequest(path, o.renderer)).items : original;
-  const currentTokens = measure(current) + overhead;
+  const current = o.current?.items ?? (at ? (await rebuildRequest(path, o.renderer)).items : original);
+  // The request as it stands is counted item by item (the ladder needs those figures anyway); views'
+  // whole-request estimate is kept for the compacted request, which is what gets sent.
+  const originalTokens = original.map(o.estimate);
+  const currentTokens =
+    o.current?.tokens ??
+    (current === original ? sum(originalTokens) : sum(current.map(o.estimate))) + overhead;
   const warm = cacheWarm(o.cache ?? {}, o.profile);
 
   const finish = (
@@ -136,7 +143,7 @@ export async function climb(path: readonly Item[], o: LadderOptions): Promise<La
     records: CompactionRecord[],
     rendered: RenderedRun[],
   ) => {
-    const after = measure(items) + overhead;
+    const after = items === current ? currentTokens : measure(items) + overhead;
     const pagesRung = rungs.find((r) => r.rung === 'snapshot' && r.applied);
     const report: CompactionReport = {
       model: o.model,
@@ -188,7 +195,7 @@ export async function climb(path: readonly Item[], o: LadderOptions): Promise<La
 
   const sticky = stickyIds(group);
   let items: Item[] = original;
-  let tokens = items.map(o.estimate);
+  let tokens = originalTokens;
   const rungs: RungReport[] = [];
   const records: CompactionRecord[] = [];
   const fits = () => sum(tokens) + overhead <= target;

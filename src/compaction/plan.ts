@@ -19,6 +19,14 @@ export interface PlanOptions {
   personBudget: number;
   /** A single person message longer than this is imaged with its run. Default: personBudget. */
   personMaxItem?: number;
+  /**
+   * Most verbatim islands in the middle (newest kept). Each island splits the imaged middle, and every
+   * run costs at least one image: with a per-request image limit, too many islands would leave runs
+   * with no image to go on, so the oldest islands are imaged with their runs instead.
+   */
+  maxIslands?: number;
+  /** `validCuts(items)`, when the caller has it. */
+  cuts?: Uint8Array;
 }
 
 /** A stretch `[from, to)` of the item list, kept as text or imaged. */
@@ -51,7 +59,7 @@ export function planSnapshot(
   options: PlanOptions,
 ): SnapshotPlan {
   const n = items.length;
-  const cuts = validCuts(items);
+  const cuts = options.cuts ?? validCuts(items);
   let firstPerson = items.findIndex(isPerson);
   if (firstPerson < 0) firstPerson = -1;
   const headEnd = cutAtOrAfter(cuts, firstPerson + 1);
@@ -73,11 +81,18 @@ export function planSnapshot(
   let personUsed = 0;
   let personKept = 0;
   let personImaged = 0;
+  const maxIslands = options.maxIslands ?? Infinity;
+  let islands = 0;
+  let lastKept = -2;
   for (let i = tailStart - 1; i >= headEnd; i--) {
     const it = items[i]!;
     if (!isPerson(it) && !it.pinned) continue;
     const t = tokens[i]!;
-    if (t <= personMax && personUsed + t <= options.personBudget) {
+    // Adjacent kept items form one island; a new island only while the limit allows.
+    const newIsland = lastKept !== i + 1;
+    if (t <= personMax && personUsed + t <= options.personBudget && (!newIsland || islands < maxIslands)) {
+      if (newIsland) islands++;
+      lastKept = i;
       keep[i] = 1;
       personUsed += t;
       if (isPerson(it)) personKept++;

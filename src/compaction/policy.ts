@@ -273,6 +273,7 @@ export async function prepareRequest(
   if (decision.compact) {
     const early = !force && estimate <= setup.budget.trigger;
     const o = ladderOptions(setup, options, force || early);
+    o.current = { items: first.items, tokens: first.report.tokensBefore };
     if (early) {
       // Early compaction on a cold cache: aim well under the trigger, and only with rungs that cost
       // no model call, or it is no bargain.

@@ -201,10 +201,23 @@ export async function snapshot(
   options: SnapshotOptions,
 ): Promise<SnapshotResult> {
   const before = sum(tokens);
-  const plan = planSnapshot(items, tokens, {
+  const cuts = validCuts(items);
+  let plan = planSnapshot(items, tokens, {
     tailBudget: options.tailBudget,
     personBudget: options.personBudget,
+    cuts,
   });
+  // Every imaged run costs at least one image; keep the run count well within the image limit by
+  // imaging the oldest person messages along with their runs.
+  const runLimit = Math.max(1, Math.floor(options.limits.maxImages / 2));
+  if (plan.middle.filter((s) => !s.verbatim).length > runLimit) {
+    plan = planSnapshot(items, tokens, {
+      tailBudget: options.tailBudget,
+      personBudget: options.personBudget,
+      maxIslands: Math.max(0, runLimit - 1),
+      cuts,
+    });
+  }
   // Choose the page width for this pass's text, then count and render with it.
   const texts = new Map<Segment, string>();
   for (const seg of plan.middle)
@@ -222,8 +235,7 @@ export async function snapshot(
     ...(options.page.compression ? { compression: options.page.compression } : {}),
   };
   const page: PageSpec = options.tokensFor ? { ...base, trim: true } : base;
-  // Count first (layout only), decide, then render only what is imaged.
-  const cuts = validCuts(items);
+  // Count first (no layout), decide, then render only what is imaged.
   const candidates: Candidate[] = [];
   let notWorth = 0;
   const headerTokens = options.estimateText(snapshotHeaderSize) + 4;
@@ -372,7 +384,7 @@ function candidate(
   const text = known ?? formatItems(items.slice(from, to));
   let textTokens = 0;
   for (let i = from; i < to; i++) textTokens += tokens[i]!;
-  const { pages, imageTokens } = pageCost(text, renderer, page, tokensFor);
+  const { pages, imageTokens } = pageCost(text, page, tokensFor);
   return { from, to, text, pages, textTokens, imageTokens };
 }
 
@@ -382,25 +394,48 @@ function cellHeight(page: PageSpec): number {
 }
 
 /**
- * Pages and image tokens of `text`. One layout pass on two-row pages gives the row count (exact to one
- * row, rounded up), from which full pages and the last page's rows follow.
+ * An upper bound on the rows `text` takes on `cols` columns (docs/renderer.md §1, §4), in one pass
+ * without layout: a tab counts 4 cells, anything outside printable ASCII counts as a 7-cell escape
+ * (`U+XXXXX`), `\r` as a line break. Planning uses it so that only the pages actually sent are laid out.
+ */
+export function rowsUpperBound(text: string, cols: number): number {
+  let rows = 0;
+  let cells = 0;
+  const n = text.length;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 10 || c === 13) {
+      rows += cells <= cols ? 1 : 1 + Math.ceil((cells - cols) / (cols - 1));
+      cells = 0;
+    } else if (c >= 32 && c < 127) cells++;
+    else if (c === 9) cells += 4;
+    else if (c >= 0xdc00 && c <= 0xdfff && i > 0 && (text.charCodeAt(i - 1) & 0xfc00) === 0xd800) continue;
+    else cells += 7;
+  }
+  rows += cells <= cols ? 1 : 1 + Math.ceil((cells - cols) / (cols - 1));
+  return rows;
+}
+
+/** Columns of a page. */
+function pageCols(page: PageSpec): number {
+  return Math.floor(page.width / cellSize(page.cell, page.scale).width);
+}
+
+/**
+ * Pages and image tokens of `text` (upper bounds, from `rowsUpperBound`): full pages, and with
+ * `tokensFor` a last page cut to its rows.
  */
 export function pageCost(
   text: string,
-  renderer: SnapshotRenderer,
   page: PageSpec,
   tokensFor?: (width: number, height: number) => number,
 ): { pages: number; imageTokens: number } {
-  if (!tokensFor) {
-    const pages = renderer.countPages(text, opts(page)).pages;
-    return { pages, imageTokens: pages * page.tokens };
-  }
+  if (text.length === 0) return { pages: 0, imageTokens: 0 };
   const ch = cellHeight(page);
-  const rows =
-    2 * renderer.countPages(text, { ...opts(page), shape: { width: page.width, height: 2 * ch } }).pages;
-  if (rows === 0) return { pages: 0, imageTokens: 0 };
   const perPage = Math.floor(page.height / ch);
+  const rows = rowsUpperBound(text, pageCols(page));
   const pages = Math.ceil(rows / perPage);
+  if (!tokensFor) return { pages, imageTokens: pages * page.tokens };
   const lastRows = Math.max(2, rows - (pages - 1) * perPage);
   return { pages, imageTokens: (pages - 1) * page.tokens + tokensFor(page.width, lastRows * ch) };
 }
@@ -431,16 +466,10 @@ export async function renderPages(
   if (!trim) return (await renderer.render(text, opts(page))).pages;
   const ch = cellHeight(page);
   const perPage = Math.floor(page.height / ch);
-  const twoRow = (t: string) =>
-    renderer.countPages(t, { ...opts(page), shape: { width: page.width, height: 2 * ch } }).pages;
-  // The fewest rows that hold `t` on one page, or undefined when it needs a full page or more.
+  const cols = pageCols(page);
+  // Rows that surely hold `t`, or undefined when it may need a full page or more.
   const rowsFor = (t: string): number | undefined => {
-    let rows = Math.max(2, 2 * twoRow(t) - 1);
-    while (
-      rows < perPage &&
-      renderer.countPages(t, { ...opts(page), shape: { width: page.width, height: rows * ch } }).pages > 1
-    )
-      rows++;
+    const rows = Math.max(2, rowsUpperBound(t, cols));
     return rows < perPage ? rows : undefined;
   };
   const short = async (t: string, rows: number) =>
