@@ -1,8 +1,11 @@
 import type { Command } from './command.js';
 import { compactCommand } from './compact.js';
 import { decodeCommand } from './decode.js';
+import { importCommand } from './import.js';
+import { reindexCommand } from './reindex.js';
 import { renderCommand } from './render.js';
 import { shapesCommand } from './shapes.js';
+import { treeCommand } from './tree.js';
 import { viewCommand } from './view.js';
 
 /**
@@ -13,6 +16,9 @@ export const COMMANDS: readonly Command[] = [
   renderCommand,
   decodeCommand,
   shapesCommand,
+  importCommand,
+  treeCommand,
+  reindexCommand,
   viewCommand,
   compactCommand,
 ];
