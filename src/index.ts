@@ -11,3 +11,4 @@ export * from './providers/index.js';
 export * from './views/index.js';
 export * from './tokens/index.js';
 export * from './compaction/index.js';
+export * from './commands/index.js';

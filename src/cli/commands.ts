@@ -3,6 +3,7 @@ import { compactCommand } from './compact.js';
 import { decodeCommand } from './decode.js';
 import { importCommand } from './import.js';
 import { reindexCommand } from './reindex.js';
+import { replCommand } from './repl.js';
 import { renderCommand } from './render.js';
 import { shapesCommand } from './shapes.js';
 import { treeCommand } from './tree.js';
@@ -21,4 +22,5 @@ export const COMMANDS: readonly Command[] = [
   reindexCommand,
   viewCommand,
   compactCommand,
+  replCommand,
 ];

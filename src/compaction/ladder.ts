@@ -128,7 +128,17 @@ export async function climb(path: readonly Item[], o: LadderOptions): Promise<La
   const at = lastGroup(path);
   const group = at ? (path.slice(at.start, at.end + 1) as CompactionItem[]) : [];
   const original = path.filter((i) => i.kind !== 'compaction');
-  const current = o.current?.items ?? (at ? (await rebuildRequest(path, o.renderer)).items : original);
+  let rebuilt: Item[] | undefined;
+  if (!o.current && at) {
+    try {
+      rebuilt = (await rebuildRequest(path, o.renderer)).items;
+    } catch (err) {
+      // A record whose compaction no longer matches its path (e.g. ids renamed by a fork): start over
+      // from the original items, and say so.
+      reasons.push(`earlier compaction not replayed: ${(err as Error).message}`);
+    }
+  }
+  const current = o.current?.items ?? rebuilt ?? original;
   // The request as it stands is counted item by item (the ladder needs those figures anyway); views'
   // whole-request estimate is kept for the compacted request, which is what gets sent.
   const originalTokens = original.map(o.estimate);
@@ -193,7 +203,8 @@ export async function climb(path: readonly Item[], o: LadderOptions): Promise<La
   }
   if (allowed.size === 0) return finish(current, [], [], []);
 
-  const sticky = stickyIds(group);
+  const sticky =
+    rebuilt || o.current ? stickyIds(group) : { elided: new Set<string>(), shed: new Set<string>() };
   let items: Item[] = original;
   let tokens = originalTokens;
   const rungs: RungReport[] = [];

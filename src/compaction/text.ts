@@ -10,7 +10,20 @@
  *   --- result read_file [toolu_1] ---
  *   ...
  */
+import { canonicalJson } from '../transcript/canonical.js';
 import type { Item } from '../transcript/items.js';
+
+/**
+ * Tool input as text with sorted keys: a record reloaded from disk may hold the same input with its
+ * keys in another order, and the page must not change with it (the bytes feed a prompt cache).
+ */
+function stableJson(value: unknown): string {
+  try {
+    return canonicalJson(value ?? null);
+  } catch {
+    return JSON.stringify(value) ?? 'null';
+  }
+}
 
 /** The header line of one item. */
 export function itemHeader(item: Item): string {
@@ -48,7 +61,7 @@ export function itemBody(item: Item): string {
     case 'reasoning':
       return item.text || '(reasoning not shown)';
     case 'tool_call':
-      return JSON.stringify(item.input) ?? 'null';
+      return stableJson(item.input);
     case 'tool_result': {
       const parts: string[] = [];
       for (const p of item.content) {
