@@ -1,4 +1,4 @@
-import { compactionSuite } from './compaction.js';
+import { compactionSuite } from './suites/compaction.js';
 import { RENDER_SUITES } from './render.js';
 import type { BenchSuite } from './suite.js';
 import { importSuite } from './import.js';
