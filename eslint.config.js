@@ -23,7 +23,7 @@ export default tseslint.config(
   },
   // The renderer, the provider tables and the serverless handler import no Node-only module.
   {
-    files: ['src/render/**', 'src/providers/**', 'src/serverless/**'],
+    files: ['src/render/**', 'src/providers/**', 'src/views/**', 'src/tokens/**', 'src/serverless/**'],
     rules: { 'no-restricted-imports': ['error', nodeOnly] },
   },
   {

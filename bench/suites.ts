@@ -1,17 +1,17 @@
-import { compactionSuite } from './suites/compaction.js';
-import { RENDER_SUITES } from './render.js';
-import type { BenchSuite } from './suite.js';
+import { compactionSuite } from './compaction.js';
 import { importSuite } from './import.js';
-import { viewsSuite } from './views.js';
+import { RENDER_SUITES } from './render.js';
 import { shapesSuite } from './shapes.js';
-import { storeSuite } from './suites/store.js';
+import { storeSuite } from './store.js';
+import type { BenchSuite } from './suite.js';
+import { viewsSuite } from './views.js';
 
 /** Every suite `npm run bench` knows, in the order they run. */
 export const SUITES: readonly BenchSuite[] = [
   ...RENDER_SUITES,
+  shapesSuite,
   importSuite,
   storeSuite,
-  shapesSuite,
   viewsSuite,
   compactionSuite,
 ];

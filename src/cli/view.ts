@@ -2,10 +2,12 @@
  * `glyphfold view`: what a transcript looks like on the wire (the exact request body a provider gets)
  * or on the screen (what a person reads).
  */
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { resolveProfile } from '../providers/index.js';
+import { Workspace } from '../store/workspace.js';
 import { estimateTokens } from '../tokens/index.js';
 import { IMPORT_FORMATS, importTranscript, type ImportFormat } from '../transcript/import/index.js';
 import type { Item } from '../transcript/items.js';
@@ -45,25 +47,60 @@ calls and results are paired first; each repair is reported on stderr, with a to
   --format F          transcript format (${IMPORT_FORMATS.join(', ')}); default: detected
   --screen            print what a person reads instead (bubbles, with hidden items counted)
   --workspace DIR     read CONVERSATION (default: the most recent) from a glyphfold workspace
+  --agent NAME        the agent whose history to view (default: main)
 `;
 
+/** The active path (root → tip) of one agent of a workspace conversation; the most recent one by default. */
+function loadWorkspacePath(dir: string, conversation: string | undefined, agent: string): Item[] {
+  // Reading must not create a workspace where there is none (Workspace.open would).
+  if (!existsSync(dir)) throw new Error(`--workspace: no such directory '${dir}'`);
+  const ws = Workspace.open(dir);
+  try {
+    let id = conversation;
+    if (id === undefined) {
+      const infos = ws.conversations().map((c) => ws.conversation(c)!);
+      if (infos.length === 0) throw new Error(`--workspace: no conversations in '${dir}'`);
+      // Most recent first; ties broken by id so the choice is stable.
+      infos.sort((a, b) =>
+        a.created === b.created ? (a.id < b.id ? 1 : -1) : a.created < b.created ? 1 : -1,
+      );
+      id = infos[0]!.id;
+    }
+    const info = ws.conversation(id);
+    if (!info)
+      throw new Error(
+        `no conversation '${id}' in '${dir}'; it has: ${ws.conversations().join(', ') || 'none'}`,
+      );
+    if (!info.agents.includes(agent))
+      throw new Error(`conversation '${id}' has no agent '${agent}'; it has: ${info.agents.join(', ')}`);
+    return ws.history(id, agent, { readOnly: true }).path();
+  } finally {
+    ws.close();
+  }
+}
+
 async function loadPath(
-  file: string | undefined,
-  workspace: string | undefined,
-  format: string | undefined,
+  positionals: string[],
+  options: { workspace?: string; agent: string; format?: string },
   io: CliIO,
 ): Promise<Item[]> {
-  if (workspace !== undefined) {
-    // The workspace store is written in parallel (helper `store`); this form waits for it.
-    throw new Error(
-      'not implemented yet: --workspace needs the workspace store, which has not landed; pass a transcript FILE',
-    );
+  if (options.workspace !== undefined) {
+    if (positionals.length > 1)
+      throw new UsageError(
+        `expected at most one CONVERSATION, found ${positionals.length}: ${positionals.join(' ')}`,
+      );
+    return loadWorkspacePath(resolve(io.cwd, options.workspace), positionals[0], options.agent);
   }
-  if (file === undefined) throw new UsageError('expected a transcript FILE or --workspace DIR');
+  if (positionals.length !== 1)
+    throw new UsageError(
+      positionals.length === 0
+        ? 'expected a transcript FILE or --workspace DIR'
+        : `expected one FILE, found ${positionals.length} arguments: ${positionals.join(' ')}`,
+    );
+  const format = options.format;
   if (format !== undefined && !IMPORT_FORMATS.includes(format as ImportFormat))
     throw new UsageError(`--format: expected one of ${IMPORT_FORMATS.join(', ')}, found '${format}'`);
-  const path = resolve(io.cwd, file);
-  const text = await readFile(path, 'utf8');
+  const text = await readFile(resolve(io.cwd, positionals[0]!), 'utf8');
   const result = importTranscript(text, format ? { format: format as ImportFormat } : {});
   for (const w of result.warnings) io.stderr.write(`import warning: ${w}\n`);
   return result.items;
@@ -81,16 +118,16 @@ async function run(argv: string[], io: CliIO): Promise<number> {
       format: { type: 'string' },
       screen: { type: 'boolean' },
       workspace: { type: 'string' },
+      agent: { type: 'string', default: 'main' },
     },
   });
-  if (positionals.length > 1 && values.workspace === undefined)
-    throw new UsageError(
-      `expected one FILE, found ${positionals.length} arguments: ${positionals.join(' ')}`,
-    );
   const path = await loadPath(
-    values.workspace === undefined ? positionals[0] : undefined,
-    values.workspace,
-    values.format,
+    positionals,
+    {
+      agent: values.agent,
+      ...(values.workspace !== undefined ? { workspace: values.workspace } : {}),
+      ...(values.format !== undefined ? { format: values.format } : {}),
+    },
     io,
   );
 

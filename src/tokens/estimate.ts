@@ -6,13 +6,13 @@
  * text characters / `charsPerToken`, images by the profile's rule (`imageTokens`), a small overhead per
  * turn and per block. A `Calibrator` then scales the raw figure by what the provider has reported.
  */
-import type { Author, ContentPart, ImageData, ItemKind } from '../transcript/items.js';
+import type { Author, ContentPart, ImageData, ItemKind, ToolCallItem } from '../transcript/items.js';
 import type { Block } from '../views/normalize.js';
 import { resultParts } from '../views/normalize.js';
 import type { ImageTokenCounter, WireProvider, WireRequest } from '../views/types.js';
 import { prepareTurns } from '../views/wire.js';
 import type { Calibrator } from './calibrator.js';
-import { imageTokens, resolveProfile } from '../providers/index.js';
+import { imageTokens, resolveProfile, type Profile } from '../providers/index.js';
 import { imageSizeBase64 } from '../transcript/image-size.js';
 
 /** Characters per text token before calibration (English prose and code both sit near 4). */
@@ -22,6 +22,30 @@ export const TURN_OVERHEAD = 4;
 export const BLOCK_OVERHEAD = 2;
 /** Tokens assumed for an image whose size or rule is unknown (a full 1568-token Claude page: conservative). */
 export const UNKNOWN_IMAGE_TOKENS = 1568;
+
+// Items are immutable, so the length of a call's serialised arguments can be kept per item: the
+// ladder estimates the same path many times per request, and serialising large inputs dominated.
+const INPUT_CHARS = new WeakMap<object, number>();
+function inputChars(item: ToolCallItem): number {
+  let n = INPUT_CHARS.get(item);
+  if (n === undefined) INPUT_CHARS.set(item, (n = JSON.stringify(item.input ?? {}).length));
+  return n;
+}
+
+// Image pricing can search for a resize (a fraction of a millisecond per call); screenshots repeat a
+// few sizes, so results are kept per profile object and size.
+const IMAGE_COST = new WeakMap<Profile, Map<string, number>>();
+function profileCounter(profile: Profile): ImageTokenCounter {
+  let cache = IMAGE_COST.get(profile);
+  if (!cache) IMAGE_COST.set(profile, (cache = new Map()));
+  const memo = cache;
+  return (w, h, o) => {
+    const key = `${w}x${h}/${o?.detail ?? ''}`;
+    let n = memo.get(key);
+    if (n === undefined) memo.set(key, (n = imageTokens(profile, w, h, o)));
+    return n;
+  };
+}
 
 export interface EstimateOptions {
   charsPerToken?: number;
@@ -58,6 +82,11 @@ export interface TokenEstimate {
   imageCount: number;
   /** Rows by author and kind, largest first; their tokens sum to `total` up to rounding. */
   rows: TokenRow[];
+  /**
+   * Calibrated tokens per item id as sent (instructions under 'system', 'memory' and tool names), in
+   * the order the view sends them: what eliding or shedding a given item would save.
+   */
+  perItem: Map<string, number>;
 }
 
 /** Estimates the input tokens of `wireView(provider, path, request)`. */
@@ -74,7 +103,7 @@ export function estimateTokens(
     const profile = request.profile ?? resolveProfile(request.model).profile;
     // A profile without vision has no image rule; the view only sends pixels to it when the caller
     // gave no profile, so count such images at the conservative flat figure.
-    counter = profile.vision ? (w, h, o) => imageTokens(profile, w, h, o) : () => UNKNOWN_IMAGE_TOKENS;
+    counter = profile.vision ? profileCounter(profile) : () => UNKNOWN_IMAGE_TOKENS;
   }
   // Only the OpenAI views send a `detail` (always explicit, default high); others have no such knob.
   const detail = provider.startsWith('openai') ? (request.imageDetail ?? 'high') : undefined;
@@ -87,6 +116,7 @@ export function estimateTokens(
     string,
     { author: TokenRow['author']; kind: TokenRow['kind']; ids: Set<string>; raw: number }
   >();
+  const perItemRaw = new Map<string, number>();
   const add = (
     author: TokenRow['author'],
     kind: TokenRow['kind'],
@@ -101,6 +131,7 @@ export function estimateTokens(
     if (!row) rows.set(key, (row = { author, kind, ids: new Set(), raw: 0 }));
     row.ids.add(id);
     row.raw += textChars / cpt + imageTok + BLOCK_OVERHEAD;
+    perItemRaw.set(id, (perItemRaw.get(id) ?? 0) + textChars / cpt + imageTok + BLOCK_OVERHEAD);
   };
   const image = (img: ImageData): number => {
     imageCount++;
@@ -130,7 +161,7 @@ export function estimateTokens(
         // Encrypted reasoning is billed as the reasoning it stands for; its base64 is ~4/3 of that text.
         return add(author, kind, itemId, b.item.text.length + ((b.item.encrypted?.length ?? 0) * 3) / 4, 0);
       case 'tool_call':
-        return add(author, kind, itemId, b.item.name.length + JSON.stringify(b.item.input ?? {}).length, 0);
+        return add(author, kind, itemId, b.item.name.length + inputChars(b.item), 0);
       case 'tool_result': {
         const [c, t] = parts(resultParts(b.item.content, true));
         return add(author, kind, itemId, c + b.item.callId.length, t);
@@ -166,5 +197,6 @@ export function estimateTokens(
     images,
     imageCount,
     rows: out,
+    perItem: new Map([...perItemRaw].map(([id, raw]) => [id, Math.ceil(raw * ratio)])),
   };
 }

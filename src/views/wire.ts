@@ -76,5 +76,9 @@ export function prepareTurns(
  */
 export function wireView(provider: WireProvider, path: readonly Item[], request: WireRequest): WireResult {
   const { turns, repairs, view, vision } = prepareTurns(provider, path, request);
+  if (turns.length === 0)
+    throw new Error(
+      `wireView(${provider}): nothing to send: none of the ${path.length} items in the path is content this format carries`,
+    );
   return { provider, body: view.build(turns, request, { vision }), repairs };
 }

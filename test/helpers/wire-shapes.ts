@@ -257,6 +257,12 @@ export function validateAnthropic(body: any): Problems {
     });
     // The pairing rules behind Anthropic's two most common 400s.
     if (m.role === 'user') {
+      let leading = 0;
+      while (leading < content.length && (content as Json[])[leading]?.type === 'tool_result') leading++;
+      if (prevCalls.length > 0 && leading < prevCalls.length)
+        p.push(
+          `${path}: Did not find ${prevCalls.length} \`tool_result\` block(s) at the beginning of this message. Messages following \`tool_use\` blocks must begin with a matching number of \`tool_result\` blocks.`,
+        );
       const missing = prevCalls.filter((id) => !results.includes(id));
       if (missing.length > 0)
         p.push(

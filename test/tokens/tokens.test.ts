@@ -31,6 +31,18 @@ describe('estimateTokens', () => {
     const results = e.rows.find((r) => r.author === 'machinery' && r.kind === 'tool_result')!;
     expect(results.items).toBe(4);
     expect(e.rows.map((r) => r.tokens)).toEqual([...e.rows.map((r) => r.tokens)].sort((a, b) => b - a));
+    // Per item: the screenshot's result costs its text plus its image; items not sent are absent.
+    const shot = path.find((i) => i.kind === 'tool_result' && i.callId === 'call_shot')!;
+    expect(e.perItem.get(shot.id)).toBeGreaterThanOrEqual(6);
+    expect(e.perItem.has(path.find((i) => i.kind === 'compaction')!.id)).toBe(false);
+    const perItemSum = [...e.perItem.values()].reduce((a, b) => a + b, 0);
+    // Items plus 4 tokens per turn make the total (each item rounded up on its own).
+    const turns = (
+      wireView('anthropic', path, { model: 'm', system: 'S'.repeat(400), tools: TOOLS }).body
+        .messages as unknown[]
+    ).length;
+    expect(perItemSum - (e.total - 4 * turns)).toBeGreaterThanOrEqual(0);
+    expect(perItemSum - (e.total - 4 * turns)).toBeLessThanOrEqual(e.perItem.size);
   });
 
   it('counts what the view sends: foreign reasoning costs nothing', () => {

@@ -91,8 +91,45 @@ describe('glyphfold view', () => {
     const none = await run(['view', 'test/fixtures/transcripts/codex.jsonl']);
     expect(none.code).toBe(2);
     expect(none.err).toContain('--provider is required');
-    const ws = await run(['view', '--workspace', '/tmp/nowhere', '--provider', 'anthropic']);
+    const ws = await run(['view', '--workspace', '/tmp/gf-view-no-such-dir', '--provider', 'anthropic']);
     expect(ws.code).toBe(1);
-    expect(ws.err).toContain('not implemented yet: --workspace');
+    expect(ws.err).toContain("--workspace: no such directory '/tmp/gf-view-no-such-dir'");
+  });
+
+  it('reads a conversation from a workspace (the most recent by default)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'gf-view-ws-'));
+    try {
+      const fixture = join(process.cwd(), 'test/fixtures/transcripts/codex.jsonl');
+      const imported = await run(['import', fixture, '--workspace', dir, '--conversation', 'codex-run']);
+      expect(imported.code, imported.err).toBe(0);
+      const fromFile = await run(['view', fixture, '--provider', 'openai-responses']);
+      const named = await run(['view', '--workspace', dir, 'codex-run', '--provider', 'openai-responses']);
+      expect(named.code, named.err).toBe(0);
+      // The workspace holds the same items as the file: the same request body, up to the order of
+      // keys inside tool arguments (the store keeps objects in canonical key order).
+      const canon = (out: string): unknown =>
+        JSON.parse(out, (k, v: unknown) => (k === 'arguments' && typeof v === 'string' ? JSON.parse(v) : v));
+      expect(canon(named.out)).toEqual(canon(fromFile.out));
+      const latest = await run(['view', '--workspace', dir, '--screen']);
+      expect(latest.code, latest.err).toBe(0);
+      expect(latest.out).toContain('You:');
+      const missing = await run(['view', '--workspace', dir, 'nope', '--provider', 'gemini']);
+      expect(missing.code).toBe(1);
+      expect(missing.err).toContain("no conversation 'nope'");
+      expect(missing.err).toContain('codex-run');
+      const agent = await run([
+        'view',
+        '--workspace',
+        dir,
+        'codex-run',
+        '--agent',
+        'helper',
+        '--provider',
+        'gemini',
+      ]);
+      expect(agent.err).toContain("conversation 'codex-run' has no agent 'helper'; it has: main");
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

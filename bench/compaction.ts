@@ -5,9 +5,9 @@
  * does). Also the snapshot-vs-text ratio of English prose on Claude and an OpenAI patch model.
  */
 import { Bench } from 'tinybench';
-import { prepareRequest, type CompactionOptions } from '../../src/compaction/policy.js';
-import type { Item, NewItem } from '../../src/transcript/items.js';
-import type { BenchResult, BenchSuite } from '../suite.js';
+import { prepareRequest, type CompactionOptions } from '../src/compaction/policy.js';
+import type { Item, NewItem } from '../src/transcript/items.js';
+import type { BenchResult, BenchSuite } from './suite.js';
 
 const WORDS =
   'the of and to in is was for on that with as by at from this be are it an or which have has not but were their all one would there been more if no when will so can who out up about into than them some could its time only other new these may two first then any like now such our over even most after also made many before must well back through years where much your way down should because each just those people how too little state good very make world still own see men work long get here between both life being under never day same another know while last might us great old year off come since against go came right used take three'.split(

@@ -7,12 +7,12 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Bench } from 'tinybench';
-import { Workspace } from '../../src/store/workspace.js';
-import { encodeEntries, encodeHeader, type LogEntry } from '../../src/transcript/log.js';
-import type { Item } from '../../src/transcript/items.js';
-import { MemoryWorkspace } from '../../src/tree/memory.js';
-import type { AgentHistory } from '../../src/tree/history.js';
-import type { BenchResult, BenchSuite } from '../suite.js';
+import { Workspace } from '../src/store/workspace.js';
+import { encodeEntries, encodeHeader, type LogEntry } from '../src/transcript/log.js';
+import type { Item } from '../src/transcript/items.js';
+import { MemoryWorkspace } from '../src/tree/memory.js';
+import type { AgentHistory } from '../src/tree/history.js';
+import type { BenchResult, BenchSuite } from './suite.js';
 
 const TIME = '2026-11-29T00:00:00.000Z';
 const PAYLOAD = 'lorem ipsum dolor sit amet '.repeat(20); // ~540 chars, a small tool result
