@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { prepareRequest, RENDERER } from '../../src/compaction/policy.js';
 import { rebuildRequest } from '../../src/compaction/record.js';
 import { renderPages } from '../../src/compaction/snapshot.js';
+import { anthropicSummarizer } from '../../src/compaction/summarize.js';
+import { startProviderServer } from '../helpers/provider-server.js';
 import { formatItems } from '../../src/compaction/text.js';
 import { decode, normalize } from '../../src/render/index.js';
 import { resolveProfile } from '../../src/providers/index.js';
@@ -134,6 +136,44 @@ describe('snapshot rung with the real renderer and profiles', () => {
     expect(r.items.some((i) => i.kind === 'summary' && /are left out of this request/.test(i.text))).toBe(
       true,
     );
+  });
+
+  it('summarizes what does not fit the image limit, from the original items, and replays it', async () => {
+    const server = await startProviderServer({ reply: () => ({ text: '## Goal\nparish history' }) });
+    try {
+      const base = resolveProfile('claude-sonnet-4-5');
+      const tight = {
+        ...base,
+        profile: { ...base.profile, images: { ...base.profile.images, maxPerRequest: 3 } },
+      };
+      const b = proseHistory(30, 8000);
+      const summarizer = {
+        client: anthropicSummarizer({
+          model: 'claude-haiku-4-5',
+          apiKey: 'k',
+          baseURL: server.anthropicBaseURL,
+          maxRetries: 0,
+        }),
+        window: 150_000,
+      };
+      const options = { model: 'claude-sonnet-4-5', resolved: tight, budget: { window: 60_000 }, summarizer };
+      const r = await prepareRequest(b.items, options);
+      expect(r.records.map((c) => c.rung)).toEqual(['snapshot', 'summarize']);
+      expect(r.items.filter((i) => i.kind === 'image').length).toBeLessThanOrEqual(3);
+      expect(r.items.some((i) => i.kind === 'summary' && i.text === '## Goal\nparish history')).toBe(true);
+      // The summary reads the record: results elided in the request arrive whole.
+      const asked = JSON.stringify(server.requests[0]!.body);
+      expect(asked).toContain('--- result read_file');
+      expect(asked).not.toContain('[elided by glyphfold');
+      expect(r.records[0]!.params['overflow']).not.toEqual([]);
+      const calls = server.requests.length;
+      const again = await prepareRequest(appendRecords(b.items, r.records), options);
+      expect(again.records).toEqual([]);
+      expect(JSON.stringify(again.body)).toBe(JSON.stringify(r.body));
+      expect(server.requests.length).toBe(calls);
+    } finally {
+      await server.close();
+    }
   });
 
   it('never gives snapshots to a model without vision, and says why', async () => {
