@@ -1,3 +1,4 @@
+import { compactionSuite } from './compaction.js';
 import { importSuite } from './import.js';
 import { RENDER_SUITES } from './render.js';
 import { shapesSuite } from './shapes.js';
@@ -12,4 +13,5 @@ export const SUITES: readonly BenchSuite[] = [
   importSuite,
   storeSuite,
   viewsSuite,
+  compactionSuite,
 ];

@@ -1,7 +1,9 @@
 import type { Command } from './command.js';
+import { compactCommand } from './compact.js';
 import { decodeCommand } from './decode.js';
 import { importCommand } from './import.js';
 import { reindexCommand } from './reindex.js';
+import { replCommand } from './repl.js';
 import { renderCommand } from './render.js';
 import { shapesCommand } from './shapes.js';
 import { treeCommand } from './tree.js';
@@ -19,4 +21,6 @@ export const COMMANDS: readonly Command[] = [
   treeCommand,
   reindexCommand,
   viewCommand,
+  compactCommand,
+  replCommand,
 ];
