@@ -1,7 +1,8 @@
 import type { Command } from './command.js';
+import { serveCommand } from './serve.js';
 
 /**
  * Every subcommand, as data. Add a command by writing `src/cli/<name>.ts` that exports a `Command`
  * and listing it here.
  */
-export const COMMANDS: readonly Command[] = [];
+export const COMMANDS: readonly Command[] = [serveCommand];

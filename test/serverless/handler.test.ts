@@ -1,0 +1,293 @@
+/**
+ * Every route and every documented status of the serverless handler, called directly with Fetch
+ * `Request`s (the same objects an edge runtime passes). The Node adapter has its own test.
+ */
+import { describe, expect, it } from 'vitest';
+import { decode as decodePng } from 'fast-png';
+import { decode, normalize } from '../../src/render/index.js';
+import { createHandler, handler, DEFAULT_LIMITS } from '../../src/serverless/index.js';
+import { VISION_MODEL, NO_VISION_MODEL, UNKNOWN_MODEL, TRANSCRIPT_JSONL } from './fixtures.js';
+
+const BASE = 'http://glyphfold.test';
+
+function post(body: unknown, init: { path?: string; headers?: Record<string, string>; raw?: boolean } = {}) {
+  return new Request(BASE + (init.path ?? '/v1/render'), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...init.headers },
+    body: init.raw ? (body as string) : JSON.stringify(body),
+  });
+}
+
+async function errorOf(response: Response): Promise<{ status: number; code: string; message: string }> {
+  expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+  const body = (await response.json()) as { error: { code: string; message: string } };
+  return { status: response.status, code: body.error.code, message: body.error.message };
+}
+
+const fromBase64 = (s: string) => Uint8Array.from(atob(s), (c) => c.charCodeAt(0));
+
+const TEXT =
+  'def main():\n\tprint("hello, pages")\n\n' + 'The quick brown fox jumps over the lazy dog. '.repeat(40);
+
+describe('GET /v1/health', () => {
+  it('answers 200 with the limits in force', async () => {
+    const response = await handler(new Request(BASE + '/v1/health'));
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ ok: true, limits: DEFAULT_LIMITS });
+  });
+});
+
+describe('POST /v1/render', () => {
+  it('renders text into base64 PNG pages that decode back to the normalized text', async () => {
+    const response = await handler(post({ text: TEXT, model: VISION_MODEL }));
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as {
+      pages: { width: number; height: number; chars: number; tokens: number; png: string }[];
+      tokens: number;
+      profile: { family: string; guessed: boolean; shape: { width: number; height: number; cell: string } };
+    };
+    expect(body.pages.length).toBeGreaterThanOrEqual(1);
+    expect(body.profile.guessed).toBe(false);
+    expect(body.profile.shape.cell).toBe('4x6');
+    const pngs = body.pages.map((p) => fromBase64(p.png));
+    for (const [i, page] of body.pages.entries()) {
+      const image = decodePng(pngs[i]!);
+      expect([image.width, image.height]).toEqual([page.width, page.height]);
+      expect(page.width).toBe(body.profile.shape.width);
+      expect(page.tokens).toBeGreaterThan(0);
+    }
+    expect(body.tokens).toBe(body.pages.reduce((s, p) => s + p.tokens, 0));
+    expect(body.pages.reduce((s, p) => s + p.chars, 0)).toBeGreaterThan(0);
+    expect(decode(pngs)).toBe(normalize(TEXT));
+  });
+
+  it('honours cell and scale', async () => {
+    const response = await handler(post({ text: TEXT, model: VISION_MODEL, cell: '6x10', scale: 2 }));
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as {
+      pages: { png: string }[];
+      profile: { shape: { cell: string; scale: number; cols: number } };
+    };
+    expect(body.profile.shape).toMatchObject({ cell: '6x10', scale: 2 });
+    expect(
+      decode(
+        body.pages.map((p) => fromBase64(p.png)),
+        { cell: '6x10', scale: 2 },
+      ),
+    ).toBe(normalize(TEXT));
+  });
+
+  it('renders a posted transcript, as a JSONL string or as parsed JSON', async () => {
+    for (const transcript of [
+      TRANSCRIPT_JSONL,
+      TRANSCRIPT_JSONL.trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as unknown),
+    ]) {
+      const response = await handler(post({ transcript, model: VISION_MODEL }));
+      expect(response.status).toBe(200);
+      const body = (await response.json()) as { pages: { png: string }[] };
+      const text = decode(body.pages.map((p) => fromBase64(p.png)));
+      expect(text).toContain('list the files in src');
+    }
+  });
+
+  it('returns one page as image/png with ?page=N', async () => {
+    const json = (await (await handler(post({ text: TEXT, model: VISION_MODEL }))).json()) as {
+      pages: { png: string }[];
+    };
+    const response = await handler(post({ text: TEXT, model: VISION_MODEL }, { path: '/v1/render?page=1' }));
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('image/png');
+    expect(response.headers.get('x-glyphfold-pages')).toBe(String(json.pages.length));
+    expect(new Uint8Array(await response.arrayBuffer())).toEqual(fromBase64(json.pages[0]!.png));
+  });
+
+  it('accepts a guessed profile only when asked', async () => {
+    const refused = await errorOf(await handler(post({ text: TEXT, model: UNKNOWN_MODEL })));
+    expect(refused).toMatchObject({ status: 422, code: 'unknown_model' });
+    expect(refused.message).toContain(UNKNOWN_MODEL);
+    expect(refused.message).toContain('allowGuess');
+    const accepted = await handler(post({ text: TEXT, model: UNKNOWN_MODEL, allowGuess: true }));
+    expect(accepted.status).toBe(200);
+    expect(((await accepted.json()) as { profile: { guessed: boolean } }).profile.guessed).toBe(true);
+    const always = await createHandler({ allowGuess: true })(post({ text: TEXT, model: UNKNOWN_MODEL }));
+    expect(always.status).toBe(200);
+  });
+});
+
+describe('documented error statuses', () => {
+  const cases: {
+    name: string;
+    request: () => Request;
+    status: number;
+    code: string;
+    handler?: typeof handler;
+  }[] = [
+    {
+      name: 'unknown route',
+      request: () => new Request(BASE + '/v1/nothing'),
+      status: 404,
+      code: 'not_found',
+    },
+    {
+      name: 'wrong method on render',
+      request: () => new Request(BASE + '/v1/render'),
+      status: 405,
+      code: 'method_not_allowed',
+    },
+    {
+      name: 'wrong method on health',
+      request: () => new Request(BASE + '/v1/health', { method: 'DELETE' }),
+      status: 405,
+      code: 'method_not_allowed',
+    },
+    { name: 'bad JSON', request: () => post('{"text": "a", ', { raw: true }), status: 400, code: 'bad_json' },
+    { name: 'empty body', request: () => post('', { raw: true }), status: 400, code: 'bad_json' },
+    {
+      name: 'invalid UTF-8',
+      request: () =>
+        new Request(BASE + '/v1/render', { method: 'POST', body: new Uint8Array([0x7b, 0xff, 0x7d]) }),
+      status: 400,
+      code: 'bad_json',
+    },
+    { name: 'JSON that is not an object', request: () => post([1, 2]), status: 400, code: 'bad_request' },
+    { name: 'missing model', request: () => post({ text: 'hi' }), status: 400, code: 'bad_request' },
+    {
+      name: 'text not a string',
+      request: () => post({ text: 5, model: VISION_MODEL }),
+      status: 400,
+      code: 'bad_request',
+    },
+    {
+      name: 'both text and transcript',
+      request: () => post({ text: 'a', transcript: 'b', model: VISION_MODEL }),
+      status: 400,
+      code: 'bad_request',
+    },
+    {
+      name: 'bad cell',
+      request: () => post({ text: 'a', model: VISION_MODEL, cell: '7x7' }),
+      status: 400,
+      code: 'bad_request',
+    },
+    {
+      name: 'bad scale',
+      request: () => post({ text: 'a', model: VISION_MODEL, scale: 1.5 }),
+      status: 400,
+      code: 'bad_request',
+    },
+    {
+      name: 'unknown field',
+      request: () => post({ text: 'a', model: VISION_MODEL, colour: 'red' }),
+      status: 400,
+      code: 'bad_request',
+    },
+    {
+      name: 'bad page number',
+      request: () => post({ text: 'a', model: VISION_MODEL }, { path: '/v1/render?page=0' }),
+      status: 400,
+      code: 'bad_request',
+    },
+    {
+      name: 'not JSON content type',
+      request: () =>
+        post('text=a', { raw: true, headers: { 'content-type': 'application/x-www-form-urlencoded' } }),
+      status: 415,
+      code: 'unsupported_media_type',
+    },
+    {
+      name: 'oversized body (Content-Length)',
+      request: () => post({ text: 'x'.repeat(DEFAULT_LIMITS.maxBodyBytes), model: VISION_MODEL }),
+      status: 413,
+      code: 'body_too_large',
+    },
+    {
+      name: 'text over the character limit',
+      request: () => post({ text: 'x'.repeat(2_000), model: VISION_MODEL }),
+      handler: createHandler({ limits: { maxTextChars: 1_000 } }),
+      status: 413,
+      code: 'text_too_long',
+    },
+    {
+      name: 'more pages than allowed',
+      request: () => post({ text: 'word '.repeat(60_000), model: VISION_MODEL }),
+      handler: createHandler({ limits: { maxPages: 1 } }),
+      status: 413,
+      code: 'too_many_pages',
+    },
+    {
+      name: 'empty text',
+      request: () => post({ text: '', model: VISION_MODEL }),
+      status: 422,
+      code: 'empty_text',
+    },
+    {
+      name: 'whitespace-only text',
+      request: () => post({ text: ' \t\r\n\n  ', model: VISION_MODEL }),
+      status: 422,
+      code: 'empty_text',
+    },
+    {
+      name: 'unknown model',
+      request: () => post({ text: 'a', model: UNKNOWN_MODEL }),
+      status: 422,
+      code: 'unknown_model',
+    },
+    {
+      name: 'model without vision',
+      request: () => post({ text: 'a', model: NO_VISION_MODEL }),
+      status: 422,
+      code: 'no_vision',
+    },
+    {
+      name: 'unreadable transcript',
+      request: () => post({ transcript: 'this is not a transcript {', model: VISION_MODEL }),
+      status: 422,
+      code: 'bad_transcript',
+    },
+    {
+      name: 'page past the end',
+      request: () => post({ text: 'a', model: VISION_MODEL }, { path: '/v1/render?page=2' }),
+      status: 422,
+      code: 'page_out_of_range',
+    },
+  ];
+
+  for (const c of cases) {
+    it(`${c.name} → ${c.status} ${c.code}`, async () => {
+      const response = await (c.handler ?? handler)(c.request());
+      const error = await errorOf(response);
+      expect(error).toMatchObject({ status: c.status, code: c.code });
+      expect(error.message.length).toBeGreaterThan(10);
+    });
+  }
+
+  it('names the allowed methods in the Allow header on 405', async () => {
+    const response = await handler(new Request(BASE + '/v1/render', { method: 'PUT', body: '{}' }));
+    expect(response.status).toBe(405);
+    expect(response.headers.get('allow')).toBe('POST');
+  });
+
+  it('counts an oversized streamed body without trusting Content-Length', async () => {
+    const small = createHandler({ limits: { maxBodyBytes: 1024 } });
+    let pulled = 0;
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        pulled++;
+        // An endless upload: the handler must stop reading once past the cap.
+        controller.enqueue(new TextEncoder().encode('{"text":"' + 'x'.repeat(300)));
+      },
+    });
+    const request = new Request(BASE + '/v1/render', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: stream,
+      duplex: 'half',
+    } as RequestInit);
+    expect(request.headers.get('content-length')).toBeNull();
+    const error = await errorOf(await small(request));
+    expect(error).toMatchObject({ status: 413, code: 'body_too_large' });
+    expect(pulled).toBeLessThan(10);
+  });
+});
