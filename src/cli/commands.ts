@@ -1,8 +1,9 @@
 import type { Command } from './command.js';
+import { probeCommand } from './probe.js';
 import { serveCommand } from './serve.js';
 
 /**
  * Every subcommand, as data. Add a command by writing `src/cli/<name>.ts` that exports a `Command`
  * and listing it here.
  */
-export const COMMANDS: readonly Command[] = [serveCommand];
+export const COMMANDS: readonly Command[] = [probeCommand, serveCommand];
