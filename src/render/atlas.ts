@@ -1,0 +1,237 @@
+/**
+ * The glyph atlas: which code points a cell font draws, and their bitmaps, in the binary layout of
+ * docs/renderer.md §6. `buildAtlas` runs at build time (scripts/build-fonts.ts); `decodeAtlas` runs
+ * once per cell at run time (see atlases.ts). Pure functions, no I/O.
+ */
+import type { BdfFont } from './bdf.js';
+
+/** Glyph 0: the blank cell (space). */
+export const GLYPH_BLANK = 0;
+/** Glyph 1: the continuation mark drawn in the last column of a soft-wrapped row. */
+export const GLYPH_MARK = 1;
+/** Glyphs 2–17: inverted '0'–'9', 'A'–'F' (escape digits). */
+export const GLYPH_HEX = 2;
+/** Glyph 18: inverted 'U'. */
+export const GLYPH_U = 18;
+/** Glyph 19: inverted '+'. */
+export const GLYPH_PLUS = 19;
+/** The first glyph a code point other than space can map to. */
+export const FIRST_DRAWABLE = 20;
+
+const ESCAPE_CHARS = '0123456789ABCDEFU+';
+const HEADER_BYTES = 12;
+const RANGE_BYTES = 12;
+
+/**
+ * The continuation mark per cell size, as pixel art (`#` = ink). A ↵-like hook in the last column, so
+ * a reader sees "this row goes on"; the build checks it differs from every glyph of the font.
+ */
+export const CONTINUATION_MARKS: Readonly<Record<string, readonly string[]>> = {
+  '4x6': ['....', '...#', '...#', '.#.#', '####', '.#..'],
+  '5x8': ['.....', '....#', '....#', '....#', '.#..#', '#####', '.#...', '.....'],
+  '6x10': [
+    '......',
+    '.....#',
+    '.....#',
+    '.....#',
+    '.....#',
+    '..#..#',
+    '.#...#',
+    '######',
+    '.#....',
+    '..#...',
+  ],
+};
+
+/** A decoded atlas, ready for lookups. */
+export interface Atlas {
+  cellWidth: number;
+  cellHeight: number;
+  glyphCount: number;
+  /** `rangeCount × [firstCodePoint, count, firstGlyph]`, sorted by code point. */
+  ranges: Uint32Array;
+  /**
+   * `glyphCount × cellHeight` rows; row `r` of glyph `g` is `glyphs[g * cellHeight + r]`, holding
+   * `cellWidth` pixels in its most significant bits, `1` = ink.
+   */
+  glyphs: Uint8Array;
+  /** Glyph of each BMP code point, or -1 when it is escaped. Astral code points: {@link glyphOf}. */
+  bmp: Int16Array;
+  /** Code point each glyph ≥ FIRST_DRAWABLE (and glyph 0, space) stands for; -1 for glyphs 1–19. */
+  codePoints: Int32Array;
+  /** The binary layout this atlas was decoded from. */
+  bytes: Uint8Array;
+}
+
+function parseArt(art: readonly string[], width: number, height: number): number[] {
+  if (art.length !== height || art.some((row) => row.length !== width || !/^[.#]+$/.test(row))) {
+    throw new RangeError(`continuation mark must be ${height} rows of ${width} '.'/'#' characters`);
+  }
+  return art.map((row) => [...row].reduce((bits, ch) => (bits << 1) | (ch === '#' ? 1 : 0), 0));
+}
+
+/** True for the code points §3 always escapes: C0 controls (except `\n`) and DEL + C1 controls. */
+export function isControl(codePoint: number): boolean {
+  return codePoint < 0x20 || (codePoint >= 0x7f && codePoint <= 0x9f);
+}
+
+/**
+ * Builds the binary atlas of a font (docs/renderer.md §6). Glyphs 0–19 are reserved (blank, `mark`,
+ * the inverted escape characters). Then every code point, in increasing order, gets the next glyph if
+ * it is drawable: not a control, not a surrogate, and its bitmap differs from every glyph already
+ * placed (so of two identical glyphs the lowest code point keeps it and the other is escaped, and
+ * decoding is never ambiguous). Space maps to glyph 0.
+ */
+export function buildAtlas(font: BdfFont, markArt: readonly string[]): Uint8Array {
+  const { width: cw, height: ch } = font;
+  if (cw > 8) throw new RangeError(`cell width ${cw} exceeds 8 pixels, the atlas row is one byte`);
+  const full = (1 << cw) - 1;
+  const byCodePoint = new Map<number, number[]>();
+  for (const g of font.glyphs) byCodePoint.set(g.codePoint, g.rows);
+
+  const key = (rows: readonly number[]): string => rows.join(',');
+  const glyphRows: number[][] = [];
+  const seen = new Map<string, number>();
+  const place = (rows: number[], what: string): void => {
+    const k = key(rows);
+    const other = seen.get(k);
+    if (other !== undefined) throw new Error(`${what} is identical to reserved glyph ${other}`);
+    seen.set(k, glyphRows.length);
+    glyphRows.push(rows);
+  };
+
+  place(new Array<number>(ch).fill(0), 'the blank glyph');
+  const mark = parseArt(markArt, cw, ch);
+  for (const g of font.glyphs) {
+    if (key(g.rows) === key(mark)) {
+      throw new Error(`continuation mark equals the font's glyph for U+${g.codePoint.toString(16)}`);
+    }
+  }
+  place(mark, 'the continuation mark');
+  for (const c of ESCAPE_CHARS) {
+    const rows = byCodePoint.get(c.charCodeAt(0));
+    if (!rows) throw new Error(`font lacks '${c}', needed to spell escapes`);
+    place(
+      rows.map((r) => ~r & full),
+      `inverted '${c}'`,
+    );
+  }
+
+  const space = byCodePoint.get(0x20);
+  if (!space || space.some((r) => r !== 0)) throw new Error('font space (U+0020) is not blank');
+
+  const mapped: [number, number][] = [[0x20, GLYPH_BLANK]];
+  const codePoints = [...byCodePoint.keys()].sort((a, b) => a - b);
+  for (const cp of codePoints) {
+    if (cp === 0x20 || isControl(cp) || (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff) continue;
+    const rows = byCodePoint.get(cp)!;
+    const k = key(rows);
+    if (seen.has(k)) continue; // identical to an earlier glyph: this code point is escaped
+    seen.set(k, glyphRows.length);
+    mapped.push([cp, glyphRows.length]);
+    glyphRows.push(rows);
+  }
+  if (glyphRows.length > 0x7fff) throw new Error(`too many glyphs (${glyphRows.length})`);
+
+  // Runs of consecutive code points on consecutive glyphs become one range.
+  const ranges: [number, number, number][] = [];
+  for (const [cp, g] of mapped) {
+    const last = ranges[ranges.length - 1];
+    if (last && last[0] + last[1] === cp && last[2] + last[1] === g) last[1]++;
+    else ranges.push([cp, 1, g]);
+  }
+
+  const bytes = new Uint8Array(HEADER_BYTES + ranges.length * RANGE_BYTES + glyphRows.length * ch);
+  const view = new DataView(bytes.buffer);
+  view.setUint8(0, cw);
+  view.setUint8(1, ch);
+  view.setUint16(2, 0, true);
+  view.setUint32(4, glyphRows.length, true);
+  view.setUint32(8, ranges.length, true);
+  let at = HEADER_BYTES;
+  for (const [first, count, firstGlyph] of ranges) {
+    view.setUint32(at, first, true);
+    view.setUint32(at + 4, count, true);
+    view.setUint32(at + 8, firstGlyph, true);
+    at += RANGE_BYTES;
+  }
+  // Rows stored with the cell's pixels in the most significant bits of the byte.
+  for (const rows of glyphRows) for (const r of rows) bytes[at++] = (r << (8 - cw)) & 0xff;
+  return bytes;
+}
+
+/** Parses the binary layout of §6, checking its structure; throws a RangeError naming the flaw. */
+export function decodeAtlas(bytes: Uint8Array): Atlas {
+  if (bytes.length < HEADER_BYTES) {
+    throw new RangeError(`atlas: expected at least ${HEADER_BYTES} bytes, found ${bytes.length}`);
+  }
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const cellWidth = view.getUint8(0);
+  const cellHeight = view.getUint8(1);
+  const glyphCount = view.getUint32(4, true);
+  const rangeCount = view.getUint32(8, true);
+  const expected = HEADER_BYTES + rangeCount * RANGE_BYTES + glyphCount * cellHeight;
+  if (cellWidth < 1 || cellWidth > 8 || cellHeight < 1 || bytes.length !== expected) {
+    throw new RangeError(
+      `atlas: header says ${cellWidth}x${cellHeight}, ${glyphCount} glyphs, ${rangeCount} ranges ` +
+        `(${expected} bytes), found ${bytes.length} bytes`,
+    );
+  }
+  const ranges = new Uint32Array(rangeCount * 3);
+  const bmp = new Int16Array(0x10000).fill(-1);
+  const codePoints = new Int32Array(glyphCount).fill(-1);
+  let previousEnd = 0;
+  for (let i = 0; i < rangeCount; i++) {
+    const first = view.getUint32(HEADER_BYTES + i * RANGE_BYTES, true);
+    const count = view.getUint32(HEADER_BYTES + i * RANGE_BYTES + 4, true);
+    const firstGlyph = view.getUint32(HEADER_BYTES + i * RANGE_BYTES + 8, true);
+    const bad =
+      first < previousEnd ||
+      count === 0 ||
+      first + count > 0x110000 ||
+      firstGlyph + count > glyphCount ||
+      (firstGlyph < FIRST_DRAWABLE && (firstGlyph !== GLYPH_BLANK || count !== 1));
+    if (bad)
+      throw new RangeError(`atlas: range ${i} (U+${first.toString(16)}, ${count}, ${firstGlyph}) is invalid`);
+    ranges.set([first, count, firstGlyph], i * 3);
+    for (let k = 0; k < count; k++) {
+      if (first + k < 0x10000) bmp[first + k] = firstGlyph + k;
+      codePoints[firstGlyph + k] = first + k;
+    }
+    previousEnd = first + count;
+  }
+  const glyphs = bytes.subarray(HEADER_BYTES + rangeCount * RANGE_BYTES);
+  return { cellWidth, cellHeight, glyphCount, ranges, glyphs, bmp, codePoints, bytes };
+}
+
+/** The glyph drawing `codePoint`, or -1 when it is escaped (§3). */
+export function glyphOf(atlas: Atlas, codePoint: number): number {
+  if (codePoint < 0x10000) return atlas.bmp[codePoint] ?? -1;
+  const r = atlas.ranges;
+  let lo = 0;
+  let hi = r.length / 3 - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const first = r[mid * 3]!;
+    if (codePoint < first) hi = mid - 1;
+    else if (codePoint >= first + r[mid * 3 + 1]!) lo = mid + 1;
+    else return r[mid * 3 + 2]! + codePoint - first;
+  }
+  return -1;
+}
+
+/** Base64 of bytes without Node's Buffer (edge-safe). */
+export function toBase64(bytes: Uint8Array): string {
+  let s = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) {
+    s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  }
+  return btoa(s);
+}
+
+export function fromBase64(text: string): Uint8Array {
+  const s = atob(text);
+  const out = new Uint8Array(s.length);
+  for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i);
+  return out;
+}
