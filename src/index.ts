@@ -1,2 +1,5 @@
 /** glyphfold: the record of an agent run, and requests rebuilt to fit. Subpath exports hold each layer. */
 export * from './transcript/items.js';
+export * from './transcript/import/index.js';
+export * from './transcript/jsonl.js';
+export * from './transcript/image-size.js';

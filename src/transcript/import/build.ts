@@ -1,0 +1,249 @@
+/**
+ * Shared machinery for importers: turns the items a format yields, in order, into a linear path with
+ * deterministic ids, a parent chain, turn numbers and times, and reports unpaired tool calls/results.
+ * Each format file only says what its entries mean; everything about ids, turns and pairing is here.
+ */
+import { imageSizeBase64 } from '../image-size.js';
+import type { ContentPart, ImageData, Item, NewItem } from '../items.js';
+
+/** The formats `importTranscript` understands. */
+export type ImportFormat = 'claude-code' | 'codex' | 'openai-chat' | 'anthropic' | 'glyphfold';
+
+export interface ImportOptions {
+  /** Skip detection and parse as this format. */
+  format?: ImportFormat;
+  /** Ids are `<idPrefix>-000001`, `<idPrefix>-000002`, … (default `imp`). */
+  idPrefix?: string;
+  /** Time given to items whose source has none; later ones get +1 ms each (default the Unix epoch). */
+  startTime?: string;
+}
+
+export interface ImportResult {
+  format: ImportFormat;
+  /** A linear path root → tip. */
+  items: Item[];
+  /** What was kept as is but looks wrong (orphans, broken chains, skipped entries), one sentence each. */
+  warnings: string[];
+  /** The system prompt(s) found, joined by blank lines. Not an item: it is per-request instruction. */
+  system?: string;
+}
+
+/** Where a pending item came from, for turn grouping and messages. */
+interface Pending {
+  item: NewItem;
+  time: string | undefined;
+  /** Items from one source message share a group: only the first person message of a group opens a turn. */
+  group: number;
+}
+
+/** Collects items in order; `finish()` assigns ids, parents, turns and times. */
+export class PathBuilder {
+  private readonly pending: Pending[] = [];
+  private group = 0;
+  readonly warnings: string[] = [];
+  private readonly systems: string[] = [];
+
+  /** Starts a new source message (a line, an array element). */
+  nextGroup(): void {
+    this.group++;
+  }
+
+  push(item: NewItem, time?: string): void {
+    this.pending.push({ item, time, group: this.group });
+  }
+
+  warn(message: string): void {
+    this.warnings.push(message);
+  }
+
+  system(text: string): void {
+    if (text.trim() !== '') this.systems.push(text);
+  }
+
+  finish(format: ImportFormat, options: ImportOptions = {}): ImportResult {
+    const prefix = options.idPrefix ?? 'imp';
+    if (!/^[A-Za-z0-9_.-]{1,64}$/.test(prefix)) {
+      throw new Error(`import: idPrefix must match [A-Za-z0-9_.-]{1,64}, found ${JSON.stringify(prefix)}`);
+    }
+    const start = Date.parse(options.startTime ?? '1970-01-01T00:00:00.000Z');
+    if (Number.isNaN(start))
+      throw new Error(`import: startTime must be an ISO-8601 time, found ${options.startTime}`);
+
+    const turns = assignTurns(this.pending);
+    const items: Item[] = [];
+    let parent: string | null = null;
+    let lastTime = start;
+    this.pending.forEach((p, i) => {
+      const id = `${prefix}-${String(i + 1).padStart(6, '0')}`;
+      const parsed = p.time === undefined ? NaN : Date.parse(p.time);
+      // Source times are kept; missing or unparsable ones continue from the previous item so times never go backwards.
+      const t = Number.isNaN(parsed) ? lastTime + (i === 0 ? 0 : 1) : parsed;
+      lastTime = t;
+      items.push({ ...p.item, id, parent, turn: turns[i] ?? 1, time: new Date(t).toISOString() } as Item);
+      parent = id;
+    });
+    this.warnings.push(...pairingWarnings(items));
+    const result: ImportResult = { format, items, warnings: this.warnings };
+    if (this.systems.length > 0) result.system = this.systems.join('\n\n');
+    return result;
+  }
+}
+
+/**
+ * A turn starts at each person message (the first of its source message), and takes with it the
+ * person images and surface context directly before it: the client attaches those to the prompt.
+ */
+function assignTurns(pending: readonly Pending[]): number[] {
+  const starts = new Set<number>();
+  let lastGroupWithPerson = -1;
+  pending.forEach((p, i) => {
+    if (p.item.kind !== 'message' || p.item.author !== 'person') return;
+    if (p.group === lastGroupWithPerson) return;
+    lastGroupWithPerson = p.group;
+    let s = i;
+    while (s > 0) {
+      const prev = pending[s - 1]!.item;
+      const prelude = (prev.author === 'surface' || prev.author === 'person') && prev.kind !== 'message';
+      if (!prelude) break;
+      s--;
+    }
+    starts.add(s);
+  });
+  const turns: number[] = [];
+  let turn = 0;
+  pending.forEach((_, i) => {
+    if (starts.has(i)) turn++;
+    turns.push(Math.max(turn, 1));
+  });
+  return turns;
+}
+
+/** One warning per tool result without an earlier call and per call without a later result. */
+export function pairingWarnings(items: readonly Item[]): string[] {
+  const warnings: string[] = [];
+  const calls = new Map<string, Item>();
+  const answered = new Set<string>();
+  for (const item of items) {
+    if (item.kind === 'tool_call') {
+      if (calls.has(item.callId)) warnings.push(`tool call ${item.id}: callId ${item.callId} is used twice`);
+      calls.set(item.callId, item);
+    } else if (item.kind === 'tool_result') {
+      if (!calls.has(item.callId)) {
+        warnings.push(`tool result ${item.id}: no earlier call with callId ${item.callId} (orphan kept)`);
+      }
+      answered.add(item.callId);
+    }
+  }
+  for (const [callId, call] of calls) {
+    if (!answered.has(callId))
+      warnings.push(`tool call ${call.id} (${itemName(call)}): no result for callId ${callId} (orphan kept)`);
+  }
+  return warnings;
+}
+
+const itemName = (item: Item): string => (item.kind === 'tool_call' ? item.name : item.kind);
+
+/** Remembers call names by callId so results can carry the tool name views need. */
+export class CallNames {
+  private readonly names = new Map<string, string>();
+  set(callId: string, name: string): void {
+    this.names.set(callId, name);
+  }
+  /** The call's name, or '' for an orphan result (reported by `pairingWarnings`). */
+  get(callId: string): string {
+    return this.names.get(callId) ?? '';
+  }
+}
+
+const MEDIA_TYPES: readonly string[] = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'];
+
+/**
+ * Image data from base64 with size and media type read from its header. The header wins over the
+ * declared type (providers reject a mismatch); a mismatch or an unreadable header is warned about.
+ */
+export function imageFromBase64(
+  data: string,
+  declared: string | undefined,
+  where: string,
+  b: PathBuilder,
+): ImageData {
+  let info;
+  try {
+    info = imageSizeBase64(data);
+  } catch (error) {
+    b.warn(`${where}: image data is not valid base64 (${(error as Error).message})`);
+  }
+  if (info) {
+    if (declared !== undefined && declared !== info.mediaType) {
+      b.warn(
+        `${where}: image declared as ${declared} but its header says ${info.mediaType}; using ${info.mediaType}`,
+      );
+    }
+    return { mediaType: info.mediaType, data, width: info.width, height: info.height };
+  }
+  b.warn(`${where}: could not read the image header; size unknown`);
+  const mediaType = (MEDIA_TYPES.includes(declared ?? '') ? declared : 'image/png') as ImageData['mediaType'];
+  return { mediaType, data };
+}
+
+/** Splits a `data:<type>;base64,<data>` URL; `undefined` for anything else (remote URLs). */
+export function parseDataUrl(url: string): { mediaType: string; data: string } | undefined {
+  const m = /^data:([^;,]+);base64,(.*)$/s.exec(url);
+  return m ? { mediaType: m[1]!, data: m[2]! } : undefined;
+}
+
+/** Text parts of a content list joined, for places that need a plain string. */
+export function joinText(parts: readonly ContentPart[]): string {
+  return parts
+    .filter((p): p is { type: 'text'; text: string } => p.type === 'text')
+    .map((p) => p.text)
+    .join('\n');
+}
+
+export const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Human description of a JSON value's type for "expected X, found Y" messages. */
+export function typeName(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'array';
+  return typeof v;
+}
+
+/**
+ * Splits JSONL into parsed lines with 1-based line numbers; blank lines are skipped. A line that is
+ * not JSON (typically the last one, cut short by a crash) is reported in `warnings` and skipped, so
+ * the rest still loads; when no line parses at all, this throws with the first bad line's number.
+ */
+export function parseLines(text: string, format: string, b: PathBuilder): { line: number; value: unknown }[] {
+  const out: { line: number; value: unknown }[] = [];
+  const bad: string[] = [];
+  text.split('\n').forEach((raw, i) => {
+    const line = raw.trim();
+    if (line === '') return;
+    try {
+      out.push({ line: i + 1, value: JSON.parse(line) });
+    } catch (error) {
+      bad.push(
+        `line ${i + 1} is not valid JSON (${(error as Error).message}): ${JSON.stringify(line.slice(0, 60))}`,
+      );
+    }
+  });
+  if (out.length === 0) {
+    throw new Error(`${format}: ${bad[0] ?? 'the input holds no JSON lines'}`);
+  }
+  for (const message of bad) b.warn(`${message}; skipped`);
+  return out;
+}
+
+/** Parses tool arguments given as a JSON string; keeps the raw string (and warns) when it is not JSON. */
+export function parseArguments(raw: unknown, where: string, b: PathBuilder): unknown {
+  if (typeof raw !== 'string') return raw ?? {};
+  if (raw.trim() === '') return {};
+  try {
+    return JSON.parse(raw) as unknown;
+  } catch {
+    b.warn(`${where}: tool arguments are not valid JSON; kept as a string`);
+    return raw;
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * glyphfold's own JSONL export (`exportJsonl`). The lines already are items; importing gives them
+ * fresh deterministic ids along the file order, keeps turns, times and callIds, and remaps the item
+ * ids that compaction and summary items refer to.
+ */
+import type { Item } from '../items.js';
+import { checkItem } from '../jsonl.js';
+import { PathBuilder, isRecord, parseLines, type ImportOptions, type ImportResult } from './build.js';
+
+export function looksGlyphfold(values: readonly unknown[]): boolean {
+  return values.some(
+    (v) =>
+      isRecord(v) &&
+      typeof v.id === 'string' &&
+      'parent' in v &&
+      typeof v.kind === 'string' &&
+      typeof v.author === 'string',
+  );
+}
+
+export function importGlyphfold(text: string, options: ImportOptions = {}): ImportResult {
+  const b = new PathBuilder();
+  const source: Item[] = [];
+  for (const { line, value } of parseLines(text, 'glyphfold', b)) {
+    try {
+      source.push(checkItem(value, `glyphfold: line ${line}`));
+    } catch (error) {
+      b.warn(`${(error as Error).message}; skipped`);
+    }
+  }
+  if (source.length === 0) throw new Error('glyphfold: no valid item line was found');
+  // Ids, parents and default times come from the shared builder; the recorded turn numbers are kept.
+  for (const item of source) {
+    const { id: _id, parent: _parent, turn: _turn, time: _time, ...rest } = item;
+    b.push(rest as never, item.time);
+  }
+  const built = b.finish('glyphfold', options);
+  const ids = new Map(source.map((item, i) => [item.id, built.items[i]!.id]));
+  source.forEach((item, i) => {
+    if (i > 0 && item.parent !== source[i - 1]!.id) {
+      built.warnings.push(
+        `line item ${item.id}: parent ${String(item.parent)} is not the previous line; imported as a linear path in file order`,
+      );
+    }
+  });
+  const remap = (id: string): string => ids.get(id) ?? id;
+  built.items = built.items.map((item, i) => {
+    const out = { ...item, turn: source[i]!.turn } as Item;
+    if (out.kind === 'summary' && out.covers)
+      out.covers = { from: remap(out.covers.from), to: remap(out.covers.to) };
+    if (out.kind === 'compaction') out.range = { from: remap(out.range.from), to: remap(out.range.to) };
+    if (out.kind === 'digest' && out.abandonedTip) out.abandonedTip = remap(out.abandonedTip);
+    return out;
+  });
+  return built;
+}

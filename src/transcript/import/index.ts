@@ -1,0 +1,121 @@
+/**
+ * Importers: other harnesses' transcripts → glyphfold items (a linear path root → tip).
+ * Pure functions, no I/O: the caller reads the file and passes its text (or parsed JSON).
+ */
+import { importAnthropic, looksAnthropic } from './anthropic.js';
+import { isRecord, type ImportFormat, type ImportOptions, type ImportResult } from './build.js';
+import { importClaudeCode, looksClaudeCode } from './claude-code.js';
+import { importCodex, looksCodex } from './codex.js';
+import { importGlyphfold, looksGlyphfold } from './glyphfold.js';
+import { hasOpenAIChatSignal, importOpenAIChat, looksOpenAIChat } from './openai-chat.js';
+
+export type { ImportFormat, ImportOptions, ImportResult } from './build.js';
+export { pairingWarnings } from './build.js';
+export { classifyClaudeCodeText } from './claude-code.js';
+
+export const IMPORT_FORMATS: readonly ImportFormat[] = [
+  'claude-code',
+  'codex',
+  'openai-chat',
+  'anthropic',
+  'glyphfold',
+];
+
+const JSONL_FORMATS = new Set<ImportFormat>(['claude-code', 'codex', 'glyphfold']);
+
+/** Parses text as one JSON document if it is one (a messages array or object), else `undefined`. */
+function wholeJson(text: string): unknown {
+  const t = text.trim();
+  if (!(t.startsWith('[') || t.startsWith('{'))) return undefined;
+  try {
+    return JSON.parse(t) as unknown;
+  } catch {
+    return undefined; // JSONL: several documents, one per line
+  }
+}
+
+/** The first lines of a JSONL text that parse, for detection only. */
+function sampleLines(text: string, max = 50): unknown[] {
+  const out: unknown[] = [];
+  for (const line of text.split('\n')) {
+    if (out.length >= max) break;
+    if (line.trim() === '') continue;
+    try {
+      out.push(JSON.parse(line));
+    } catch {
+      // detection looks at what parses; the importer reports bad lines with their numbers
+    }
+  }
+  return out;
+}
+
+/**
+ * Works out which format `input` is in. Text is tried as JSONL (Claude Code, Codex, glyphfold) and as
+ * one JSON document (OpenAI Chat, Anthropic); throws naming every format tried when none fits.
+ */
+export function detectFormat(input: string | unknown): ImportFormat {
+  let doc: unknown = input;
+  if (typeof input === 'string') {
+    doc = wholeJson(input);
+    const lines = doc !== undefined && !Array.isArray(doc) && !isRecord(doc) ? [] : sampleLines(input);
+    const single =
+      doc !== undefined && !Array.isArray(doc) && !(isRecord(doc) && Array.isArray(doc.messages));
+    if (doc === undefined || single) {
+      if (looksClaudeCode(lines)) return 'claude-code';
+      if (looksCodex(lines)) return 'codex';
+      if (looksGlyphfold(lines)) return 'glyphfold';
+    }
+  }
+  if (doc !== undefined) {
+    if (looksOpenAIChat(doc) && (hasOpenAIChatSignal(doc) || !looksAnthropic(doc))) return 'openai-chat';
+    if (looksAnthropic(doc)) return 'anthropic';
+    if (looksOpenAIChat(doc)) return 'openai-chat';
+  }
+  const found =
+    typeof input === 'string'
+      ? input.trim() === ''
+        ? 'empty text'
+        : `text starting ${JSON.stringify(input.trim().slice(0, 60))}`
+      : Array.isArray(input)
+        ? `an array of ${input.length}`
+        : isRecord(input)
+          ? `an object with keys ${Object.keys(input).slice(0, 8).join(', ') || '(none)'}`
+          : typeof input;
+  throw new Error(
+    `import: could not detect the format; tried claude-code (JSONL entries with uuid/parentUuid), codex (JSONL ` +
+      `{type, payload} with session_meta/response_item), glyphfold (JSONL items), openai-chat (messages with ` +
+      `role system|user|assistant|tool) and anthropic (messages with role user|assistant and content blocks); found ${found}`,
+  );
+}
+
+/**
+ * Imports a transcript from another harness. `input` is the file's text, or already-parsed JSON for
+ * the array formats. Same input and options → same items and ids.
+ */
+export function importTranscript(input: string | unknown, options: ImportOptions = {}): ImportResult {
+  const format = options.format ?? detectFormat(input);
+  if (!IMPORT_FORMATS.includes(format)) {
+    throw new Error(
+      `import: unknown format ${JSON.stringify(format)}; expected one of ${IMPORT_FORMATS.join(', ')}`,
+    );
+  }
+  if (JSONL_FORMATS.has(format)) {
+    if (typeof input !== 'string')
+      throw new Error(`import: format ${format} is JSONL text; expected a string, found ${typeof input}`);
+    if (format === 'claude-code') return importClaudeCode(input, options);
+    if (format === 'codex') return importCodex(input, options);
+    return importGlyphfold(input, options);
+  }
+  let doc = input;
+  if (typeof input === 'string') {
+    try {
+      doc = JSON.parse(input) as unknown;
+    } catch (error) {
+      throw new Error(
+        `${format}: expected one JSON document, the input is not valid JSON (${(error as Error).message})`,
+        { cause: error },
+      );
+    }
+  }
+  return format === 'openai-chat' ? importOpenAIChat(doc, options) : importAnthropic(doc, options);
+}
