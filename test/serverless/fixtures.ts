@@ -7,14 +7,11 @@ export const NO_VISION_MODEL = 'o1-mini';
 /** An id nothing matches: the profiles module guesses for it. */
 export const UNKNOWN_MODEL = 'acme-frobnicator-9';
 
-/** A short transcript in a format the importers read (OpenAI chat messages, one per line). */
-export const TRANSCRIPT_JSONL =
-  [
-    { role: 'user', content: 'list the files in src' },
-    { role: 'assistant', content: 'src holds cli, render and serverless.' },
-  ]
-    .map((m) => JSON.stringify(m))
-    .join('\n') + '\n';
+/** A short transcript in a format the importers read (OpenAI Chat messages). */
+export const TRANSCRIPT_MESSAGES = [
+  { role: 'user', content: 'list the files in src' },
+  { role: 'assistant', content: 'src holds cli, render and serverless.' },
+];
 
 /** Texts of a few sizes for the load test, deterministic. */
 export function loadText(i: number): string {

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { decode as decodePng } from 'fast-png';
 import { decode, normalize } from '../../src/render/index.js';
 import { createHandler, handler, DEFAULT_LIMITS } from '../../src/serverless/index.js';
-import { VISION_MODEL, NO_VISION_MODEL, UNKNOWN_MODEL, TRANSCRIPT_JSONL } from './fixtures.js';
+import { VISION_MODEL, NO_VISION_MODEL, UNKNOWN_MODEL, TRANSCRIPT_MESSAGES } from './fixtures.js';
 
 const BASE = 'http://glyphfold.test';
 
@@ -77,13 +77,8 @@ describe('POST /v1/render', () => {
     ).toBe(normalize(TEXT));
   });
 
-  it('renders a posted transcript, as a JSONL string or as parsed JSON', async () => {
-    for (const transcript of [
-      TRANSCRIPT_JSONL,
-      TRANSCRIPT_JSONL.trim()
-        .split('\n')
-        .map((l) => JSON.parse(l) as unknown),
-    ]) {
+  it('renders a posted transcript, as JSON text or as parsed JSON', async () => {
+    for (const transcript of [JSON.stringify(TRANSCRIPT_MESSAGES), TRANSCRIPT_MESSAGES]) {
       const response = await handler(post({ transcript, model: VISION_MODEL }));
       expect(response.status).toBe(200);
       const body = (await response.json()) as { pages: { png: string }[] };
