@@ -1,0 +1,78 @@
+/**
+ * `wireView`: path + instructions → the exact request body for one provider.
+ * Pipeline: repair pairing (on a copy) → optional chaining cut → normalise → the provider's view.
+ */
+import type { Item } from '../transcript/items.js';
+import { anthropicView } from './anthropic.js';
+import { geminiView } from './gemini.js';
+import { normalize, type NormalizeNotes, type Turn } from './normalize.js';
+import { openaiChatView } from './openai-chat.js';
+import { openaiResponsesView } from './openai-responses.js';
+import { repairPairing } from './pairing.js';
+import type { Repair, WireProvider, WireRequest, WireResult } from './types.js';
+import type { WireView } from './view.js';
+
+/** Every wire format, as data. */
+export const VIEWS: Readonly<Record<WireProvider, WireView>> = {
+  anthropic: anthropicView,
+  'openai-chat': openaiChatView,
+  'openai-responses': openaiResponsesView,
+  gemini: geminiView,
+};
+
+/** Text of the user turn put in front when a format must open with a user turn but the path does not. */
+export const LEADING_USER_TEXT =
+  '[The conversation continues from an earlier part that is not included here.]';
+
+/** The turns a view will send, with the repairs that made them sendable. Shared with token estimates. */
+export function prepareTurns(
+  provider: WireProvider,
+  path: readonly Item[],
+  request: WireRequest,
+): { turns: Turn[]; repairs: Repair[]; notes: NormalizeNotes; view: WireView; vision: boolean } {
+  const view = VIEWS[provider];
+  if (!view)
+    throw new Error(
+      `unknown provider '${String(provider)}': expected one of ${Object.keys(VIEWS).join(', ')}`,
+    );
+  const { items, repairs } = repairPairing(path);
+  let send = items;
+  if (request.previousResponse) {
+    if (provider !== 'openai-responses')
+      throw new Error(`previousResponse chaining is an OpenAI Responses feature; provider is '${provider}'`);
+    const at = items.findIndex((i) => i.id === request.previousResponse!.after);
+    if (at < 0)
+      throw new Error(
+        `previousResponse.after: item '${request.previousResponse.after}' is not in the path (expected the last item response '${request.previousResponse.id}' covered)`,
+      );
+    send = items.slice(at + 1);
+  }
+  const vision = request.profile?.vision ?? true;
+  const { turns, notes } = normalize(send, { family: view.family, vision });
+  if (view.userFirst && turns[0]?.role === 'assistant') {
+    turns.unshift({
+      role: 'user',
+      blocks: [
+        {
+          type: 'text',
+          text: LEADING_USER_TEXT,
+          origin: { itemId: '~leading-user-turn', author: 'machinery', kind: 'message' },
+        },
+      ],
+    });
+    repairs.push({
+      kind: 'leading_user_turn',
+      detail: `${provider} requires the first turn to be the user's; the path opens with a model turn`,
+    });
+  }
+  return { turns, repairs, notes, view, vision };
+}
+
+/**
+ * Builds the exact request body for `provider` from a path (root → tip) and per-request instructions.
+ * The pairing repair always runs; its repairs are returned, the input array is never touched.
+ */
+export function wireView(provider: WireProvider, path: readonly Item[], request: WireRequest): WireResult {
+  const { turns, repairs, view, vision } = prepareTurns(provider, path, request);
+  return { provider, body: view.build(turns, request, { vision }), repairs };
+}
