@@ -1,4 +1,5 @@
 import type { BenchSuite } from './suite.js';
+import { serverlessSuite } from './suites/serverless.js';
 
 /** Every suite `npm run bench` knows, in the order they run. */
-export const SUITES: readonly BenchSuite[] = [];
+export const SUITES: readonly BenchSuite[] = [serverlessSuite];

@@ -14,7 +14,7 @@ import { toBase64 } from './base64.js';
 import { parseJson, readBody } from './body.js';
 import { HttpError } from './errors.js';
 import { validateRenderBody, type RenderRequestBody } from './request.js';
-import { transcriptText } from './transcript-text.js';
+import { formatItems } from '../compaction/text.js';
 
 /** Size limits; every one maps to a 413 with its own error code. */
 export interface Limits {
@@ -153,7 +153,8 @@ function contentText(body: RenderRequestBody): string {
   } catch (err) {
     throw new HttpError(422, 'bad_transcript', `transcript could not be read: ${(err as Error).message}`);
   }
-  return transcriptText(items);
+  // The snapshot rung's own format, so served pages match what compaction renders.
+  return formatItems(items);
 }
 
 async function renderRoute(
