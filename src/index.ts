@@ -3,3 +3,4 @@ export * from './transcript/items.js';
 export * from './transcript/import/index.js';
 export * from './transcript/jsonl.js';
 export * from './transcript/image-size.js';
+export * from './render/index.js';

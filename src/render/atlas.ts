@@ -43,6 +43,33 @@ export const CONTINUATION_MARKS: Readonly<Record<string, readonly string[]>> = {
   ],
 };
 
+/**
+ * When two code points share a bitmap only one can keep it (the other is escaped). These blocks, in
+ * this order, choose first — they are what agent transcripts are made of (ASCII, Latin-1, box drawing
+ * for trees and tables, block elements, arrows, punctuation) — then every other code point ascending.
+ * Without this, U+2500 '─' would lose to U+23BC '⎼' in 4x6 and U+2502 '│' to U+20D2 (a combining
+ * mark) in 5x8 and 6x10.
+ */
+export const PREFERRED_BLOCKS: readonly (readonly [number, number])[] = [
+  [0x0020, 0x007e],
+  [0x00a0, 0x00ff],
+  [0x2500, 0x257f],
+  [0x2580, 0x259f],
+  [0x2190, 0x21ff],
+  [0x2000, 0x206f],
+];
+
+function atlasOrder(codePoints: number[]): number[] {
+  const rank = (cp: number): number => {
+    const i = PREFERRED_BLOCKS.findIndex(([lo, hi]) => cp >= lo && cp <= hi);
+    return i < 0 ? PREFERRED_BLOCKS.length : i;
+  };
+  return codePoints
+    .map((cp) => [rank(cp), cp] as const)
+    .sort((a, b) => a[0] - b[0] || a[1] - b[1])
+    .map(([, cp]) => cp);
+}
+
 /** A decoded atlas, ready for lookups. */
 export interface Atlas {
   cellWidth: number;
@@ -77,10 +104,10 @@ export function isControl(codePoint: number): boolean {
 
 /**
  * Builds the binary atlas of a font (docs/renderer.md §6). Glyphs 0–19 are reserved (blank, `mark`,
- * the inverted escape characters). Then every code point, in increasing order, gets the next glyph if
- * it is drawable: not a control, not a surrogate, and its bitmap differs from every glyph already
- * placed (so of two identical glyphs the lowest code point keeps it and the other is escaped, and
- * decoding is never ambiguous). Space maps to glyph 0.
+ * the inverted escape characters). Then every code point, in atlas order ({@link PREFERRED_BLOCKS}
+ * first, then ascending), gets the next glyph if it is drawable: not a control, not a surrogate, and
+ * its bitmap differs from every glyph already placed (so of two identical glyphs the first in atlas
+ * order keeps it and the other is escaped, and decoding is never ambiguous). Space maps to glyph 0.
  */
 export function buildAtlas(font: BdfFont, markArt: readonly string[]): Uint8Array {
   const { width: cw, height: ch } = font;
@@ -121,8 +148,7 @@ export function buildAtlas(font: BdfFont, markArt: readonly string[]): Uint8Arra
   if (!space || space.some((r) => r !== 0)) throw new Error('font space (U+0020) is not blank');
 
   const mapped: [number, number][] = [[0x20, GLYPH_BLANK]];
-  const codePoints = [...byCodePoint.keys()].sort((a, b) => a - b);
-  for (const cp of codePoints) {
+  for (const cp of atlasOrder([...byCodePoint.keys()])) {
     if (cp === 0x20 || isControl(cp) || (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff) continue;
     const rows = byCodePoint.get(cp)!;
     const k = key(rows);
@@ -134,6 +160,7 @@ export function buildAtlas(font: BdfFont, markArt: readonly string[]): Uint8Arra
   if (glyphRows.length > 0x7fff) throw new Error(`too many glyphs (${glyphRows.length})`);
 
   // Runs of consecutive code points on consecutive glyphs become one range.
+  mapped.sort((a, b) => a[0] - b[0]);
   const ranges: [number, number, number][] = [];
   for (const [cp, g] of mapped) {
     const last = ranges[ranges.length - 1];

@@ -93,6 +93,14 @@ describe('atlas', () => {
     });
   }
 
+  it('lets the preferred blocks keep a shared bitmap: ─ │ ↑ • stay drawable in every cell', () => {
+    for (const cell of CELL_NAMES) {
+      for (const c of '─│┼└↑→•—')
+        expect(glyphOf(atlasFor(cell), c.codePointAt(0)!), `${cell} ${c}`).not.toBe(-1);
+    }
+    expect(glyphOf(atlasFor('4x6'), 0x23bc)).toBe(-1); // '⎼' looks like '─' and is escaped instead
+  });
+
   it('escapes a code point whose glyph copies an earlier one (Cyrillic А is Latin A in 4x6)', () => {
     const a = atlasFor('4x6');
     expect(glyphOf(a, 0x41)).not.toBe(-1);

@@ -1,0 +1,116 @@
+/**
+ * `glyphfold/render`: text → pages of 5-px glyphs as 1-bit PNGs, and back. Edge-safe: imports no
+ * Node-only module (Node's zlib is used when the runtime offers it, see png.ts). The page format is
+ * docs/renderer.md; the user guide is docs/render.md.
+ */
+import type { CellName } from './cells.js';
+import { pageGeometry, type PageShape } from './geometry.js';
+import { encodePng, type Compression, type DeflatePath } from './png.js';
+import { renderScanlines } from './reference.js';
+
+export { cellSize, CELL_NAMES, MAX_SCALE, type CellName } from './cells.js';
+export { normalize, TAB_WIDTH } from './normalize.js';
+export { decode, type DecodeOptions } from './decode.js';
+export { countPages } from './reference.js';
+export {
+  MAX_PAGE_PIXELS,
+  MAX_PAGE_SIDE,
+  pageGeometry,
+  type PageGeometry,
+  type PageShape,
+} from './geometry.js';
+export { availableDeflatePaths, type Compression, type DeflatePath } from './png.js';
+
+/** Which layout-and-draw implementation produces the scanlines; both give identical bytes. */
+export type RenderEngine = 'wasm' | 'ts';
+
+export interface RenderOptions {
+  /** Page size in pixels; it must hold at least 2×2 cells. */
+  shape: PageShape;
+  /** Glyph cell, default '4x6'. */
+  cell?: CellName;
+  /** Integer scale 1–4, default 1: every font pixel becomes a scale × scale block. */
+  scale?: number;
+  /** 'default' (smaller PNGs) or 'fastest' (cheaper deflate). */
+  compression?: Compression;
+  /** Deflate path; default: Node's zlib if present, else CompressionStream, else fflate. */
+  deflate?: DeflatePath;
+  /** Default: the WASM core where it is available, else the TS reference. */
+  engine?: RenderEngine;
+  /** Called after each page is encoded, in order (e.g. to write it out or report progress). */
+  onPage?: (page: RenderedPage, index: number) => void | Promise<void>;
+}
+
+export interface RenderedPage {
+  width: number;
+  height: number;
+  /** Code points of the normalized text on this page (a newline counts on the page of its line). */
+  chars: number;
+  png: Uint8Array;
+}
+
+export interface RenderResult {
+  pages: RenderedPage[];
+  /** Code points of `normalize(text)`. */
+  chars: number;
+  /** Code points drawn as `U+XXXX` escapes. */
+  escapes: number;
+  /** Total PNG bytes. */
+  bytes: number;
+}
+
+const COMPRESSIONS: readonly Compression[] = ['default', 'fastest'];
+const ENGINES: readonly RenderEngine[] = ['wasm', 'ts'];
+const DEFLATE_PATHS: readonly DeflatePath[] = ['zlib', 'stream', 'fflate'];
+
+function checkOption<T extends string>(name: string, value: T | undefined, allowed: readonly T[]): void {
+  if (value !== undefined && !allowed.includes(value)) {
+    throw new RangeError(`${name} must be one of ${allowed.join(', ')}, found ${String(value)}`);
+  }
+}
+
+/** Page scanlines from the chosen engine. The WASM glue is wired in here once it lands. */
+function* scanlinePages(
+  text: string,
+  options: RenderOptions,
+  engine: RenderEngine | undefined,
+): Generator<{ scanlines: Uint8Array; chars: number; escapes: number }> {
+  if (engine === 'wasm') throw new Error('not implemented: the WASM engine is not wired into render() yet');
+  yield* renderScanlines(text, options);
+}
+
+/**
+ * Renders `text` into PNG pages (docs/renderer.md). The same text and options give the same bytes on
+ * the same deflate path. Throws a TypeError for a non-string text and a RangeError, naming expected vs
+ * found, for a bad shape, cell, scale, compression, engine or deflate path.
+ */
+export async function render(text: string, options: RenderOptions): Promise<RenderResult> {
+  if (typeof text !== 'string') {
+    throw new TypeError(
+      `render: expected text to be a string, found ${text === null ? 'null' : typeof text}`,
+    );
+  }
+  if (typeof options !== 'object' || options === null) {
+    throw new TypeError(`render: expected options { shape, cell?, scale?, … }, found ${String(options)}`);
+  }
+  const g = pageGeometry(options.shape, options.cell, options.scale);
+  checkOption('compression', options.compression, COMPRESSIONS);
+  checkOption('engine', options.engine, ENGINES);
+  checkOption('deflate', options.deflate, DEFLATE_PATHS);
+  const encodeOptions = { compression: options.compression ?? 'default', path: options.deflate };
+  const result: RenderResult = { pages: [], chars: 0, escapes: 0, bytes: 0 };
+  for (const page of scanlinePages(text, options, options.engine)) {
+    // Deflate before the generator resumes: the scanline buffer is reused for the next page.
+    const png = await encodePng(
+      { width: g.width, height: g.height, scanlines: page.scanlines },
+      encodeOptions,
+    );
+    const rendered: RenderedPage = { width: g.width, height: g.height, chars: page.chars, png };
+    result.pages.push(rendered);
+    result.chars += page.chars;
+    result.escapes += page.escapes;
+    result.bytes += png.length;
+    await options.onPage?.(rendered, result.pages.length - 1);
+  }
+  return result;
+}

@@ -1,0 +1,177 @@
+import { createHash } from 'node:crypto';
+import { inflateSync } from 'node:zlib';
+import { decode as fastPngDecode, encode as fastPngEncode } from 'fast-png';
+import { describe, expect, it } from 'vitest';
+import {
+  availableDeflatePaths,
+  cellSize,
+  countPages,
+  decode,
+  normalize,
+  render,
+  type RenderOptions,
+} from '../../src/render/index.js';
+import { crc32 } from '../../src/render/crc32.js';
+import { encodePngSync } from '../../src/render/png.js';
+import { renderScanlines } from '../../src/render/reference.js';
+
+const text =
+  'The quick brown fox\tjumps over the lazy dog.\r\nΣ Ж ├──┤ é ß 😀 \u0007 done.\n' + 'long '.repeat(80);
+const shape = { width: 200, height: 60 };
+
+describe('render', () => {
+  it('returns pages, totals and PNGs that decode back to normalize(text)', async () => {
+    const result = await render(text, { shape });
+    expect(result.pages.length).toBeGreaterThan(1);
+    expect(result.chars).toBe([...normalize(text)].length);
+    expect(result.escapes).toBe(2); // 😀 and BEL
+    expect(result.bytes).toBe(result.pages.reduce((n, p) => n + p.png.length, 0));
+    expect(result.pages.every((p) => p.width === 200 && p.height === 60)).toBe(true);
+    expect(countPages(text, { shape })).toEqual({
+      pages: result.pages.length,
+      chars: result.chars,
+      escapes: 2,
+    });
+    expect(decode(result.pages.map((p) => p.png))).toBe(normalize(text));
+  });
+
+  it('gives the same bytes for the same input on every deflate path, for both compressions', async () => {
+    for (const deflate of availableDeflatePaths()) {
+      for (const compression of ['default', 'fastest'] as const) {
+        const options: RenderOptions = { shape, deflate, compression };
+        const a = await render(text, options);
+        const b = await render(text, options);
+        expect(b.pages.map((p) => p.png)).toEqual(a.pages.map((p) => p.png));
+        expect(decode(a.pages.map((p) => p.png))).toBe(normalize(text));
+      }
+    }
+    expect(availableDeflatePaths()).toEqual(['zlib', 'stream', 'fflate']);
+  });
+
+  it('writes PNGs an independent decoder reads as 1-bit greyscale with the §5 scanlines', () => {
+    const [page] = renderScanlines('Hi', { shape: { width: 13, height: 12 } });
+    const png = encodePngSync(page!, { path: 'zlib' });
+    const image = fastPngDecode(png);
+    expect({
+      width: image.width,
+      height: image.height,
+      depth: image.depth,
+      channels: image.channels,
+    }).toEqual({
+      width: 13,
+      height: 12,
+      depth: 1,
+      channels: 1,
+    });
+    // IDAT data is exactly the zlib stream of the scanlines; every chunk CRC verifies.
+    const idatLength = new DataView(png.buffer, png.byteOffset).getUint32(33);
+    expect(inflateSync(png.subarray(41, 41 + idatLength))).toEqual(Buffer.from(page!.scanlines));
+    for (let at = 8; at < png.length;) {
+      const length = new DataView(png.buffer, png.byteOffset).getUint32(at);
+      expect(crc32(png, at + 4, at + 8 + length)).toBe(
+        new DataView(png.buffer, png.byteOffset).getUint32(at + 8 + length),
+      );
+      at += 12 + length;
+    }
+  });
+
+  it('decodes pages from another encoder that uses filter types 1–4 and 8-bit pixels', async () => {
+    const result = await render(text, { shape, cell: '5x8', scale: 2 });
+    const reencoded = result.pages.map((p) => {
+      const image = fastPngDecode(p.png);
+      // Expand to 8-bit greyscale; fast-png then filters rows with its own choice of filter type.
+      const grey = new Uint8Array(image.width * image.height);
+      for (let y = 0; y < image.height; y++) {
+        for (let x = 0; x < image.width; x++) {
+          const byte = image.data[y * Math.ceil(image.width / 8) + (x >> 3)]!;
+          grey[y * image.width + x] = (byte >> (7 - (x & 7))) & 1 ? 255 : 0;
+        }
+      }
+      return fastPngEncode({ width: image.width, height: image.height, data: grey, depth: 8, channels: 1 });
+    });
+    expect(decode(reencoded, { cell: '5x8', scale: 2 })).toBe(normalize(text));
+  });
+
+  it('names what is wrong with bad input', async () => {
+    await expect(render(42 as unknown as string, { shape })).rejects.toThrow(TypeError);
+    await expect(render(42 as unknown as string, { shape })).rejects.toThrow(
+      /expected text to be a string, found number/,
+    );
+    await expect(render('x', { shape: { width: 7, height: 60 } })).rejects.toThrow(
+      /shape 7x60 holds 1x10 cells of 4x6 at scale 1 .*expected at least 2x2, i.e. at least 8x12 pixels/,
+    );
+    await expect(render('x', { shape: { width: 70000, height: 60 } })).rejects.toThrow(
+      /shape.width must be an integer from 1 to 65535 pixels, found 70000/,
+    );
+    await expect(render('x', { shape: { width: 60000, height: 60000 } })).rejects.toThrow(
+      /more than the 67108864/,
+    );
+    await expect(render('x', { shape: { width: 1.5, height: 60 } })).rejects.toThrow(/found 1.5/);
+    await expect(render('x', { shape, cell: '7x7' as '4x6' })).rejects.toThrow(
+      /unknown cell '7x7': expected one of 4x6, 5x8, 6x10/,
+    );
+    await expect(render('x', { shape, scale: 5 })).rejects.toThrow(
+      /scale must be an integer from 1 to 4, found 5/,
+    );
+    await expect(render('x', { shape, compression: 'max' as 'default' })).rejects.toThrow(
+      /compression must be one of default, fastest, found max/,
+    );
+    await expect(render('x', undefined as unknown as RenderOptions)).rejects.toThrow(TypeError);
+    expect(() => cellSize('9x9' as '4x6')).toThrow(RangeError);
+    expect(() => decode([new Uint8Array([1, 2, 3])])).toThrow(/page 1: not a PNG/);
+  });
+
+  it('refuses to decode with the wrong cell, naming the page and cell', async () => {
+    const result = await render('Hello', { shape });
+    expect(() =>
+      decode(
+        result.pages.map((p) => p.png),
+        { cell: '5x8' },
+      ),
+    ).toThrow(/page 1, row 1, column 1: the cell matches no 5x8 glyph/);
+  });
+});
+
+// A fixed input with prose, code, escapes and a wrap. Hashes pinned after looking at the pages (see
+// docs/render.md); they change only if the font, the layout or the zlib output changes.
+const GOLDEN_TEXT =
+  'glyphfold golden page\n\tfunction add(a, b) { return a + b; } // tab-indented\n' +
+  'Ünïcödé: Σ Ж ├─┤ ½ → 😀 \u0000\n' +
+  'A line long enough to wrap at least once on this page, so the continuation mark is drawn. '.repeat(2);
+
+describe('golden hashes: scanlines and PNG bytes (fflate path, pure JS, the same on every machine)', () => {
+  const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
+  it.each([
+    [
+      '4x6',
+      1,
+      '4fb22281693c0db99465bded661f9741f2cd3ca5e123fc6ec6e72cf1d229471b',
+      'c6652ac08455929cae8c32637ad7a4d46f0e5687778ec42b4960aac4daeb4455',
+    ],
+    [
+      '5x8',
+      1,
+      '4fb22281693c0db99465bded661f9741f2cd3ca5e123fc6ec6e72cf1d229471b',
+      '95d5157664393be7ff2b0bf4b59fb7668e65630a6a1f9c47694f6890810eae20',
+    ],
+    [
+      '6x10',
+      1,
+      '4fb22281693c0db99465bded661f9741f2cd3ca5e123fc6ec6e72cf1d229471b',
+      'c95497c2b926e8e8405f5d34983e9f012a80a7e1442407944e5df3a3d165490c',
+    ],
+    [
+      '4x6',
+      2,
+      '036f290cadbfbb4c496214e020eb01047adecebcd8c1a785c5c984c771dc9732',
+      '4d147754c41dbf018b5042585b7808b8c326bf755b0fbb5b3d4912b125e02dcb',
+    ],
+  ] as const)('%s at scale %i', async (cell, scale, scanlineHash, pngHash) => {
+    const options = { shape: { width: 320, height: 120 * scale }, cell, scale };
+    const pages = [...renderScanlines(GOLDEN_TEXT, options)].map((p) => p.scanlines.slice());
+    expect(pages).toHaveLength(1);
+    expect(sha(pages[0]!)).toBe(scanlineHash);
+    const result = await render(GOLDEN_TEXT, { ...options, deflate: 'fflate' });
+    expect(sha(result.pages[0]!.png)).toBe(pngHash);
+  });
+});
