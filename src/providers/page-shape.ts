@@ -1,0 +1,243 @@
+/**
+ * The best snapshot page for a profile: the most characters per billed token among pages the provider
+ * bills without resizing (a resize destroys 5-px glyphs), within the request's image and byte limits.
+ *
+ * Search, not formulas: every rule's cost is a step function of W and H that only rises at multiples
+ * of its grid (28-px patches, 32-px patches, 512/768-px tiles) or at a documented limit, so the widest
+ * page inside each step lies on the grid or on a limit. Enumerating those sides (a few thousand pairs)
+ * and keeping the best is exact, and the same code serves every rule.
+ */
+import { cellSize, type CellName } from '../render/cells.js';
+import { unresizedCost, type ImageCost } from './image-tokens.js';
+import { base64Size, pngBytesMax } from './png-size.js';
+import type { Profile } from './types.js';
+
+export interface PageShapeOptions {
+  cell?: CellName;
+  scale?: number;
+  /** Images the request will carry in all (Anthropic: more than 20 → every side ≤ 2000 px). */
+  imagesInRequest?: number;
+  /** Force a detail level instead of the profile's page levels. */
+  detail?: string;
+}
+
+export interface PageShapeChoice {
+  width: number;
+  height: number;
+  tokens: number;
+  cols: number;
+  rows: number;
+  charsPerPage: number;
+  charsPerToken: number;
+  /** Page pixels per billed token. */
+  pixelsPerToken: number;
+  detail?: string;
+  /** Worst-case bytes of one page as the API counts them (base64 where it counts base64). */
+  bytesMax: number;
+  /** Most pages of this shape one request may carry (image count, bytes, many-image rule). */
+  pagesPerRequest: number;
+  /** False when the provider's resize threshold is not documented (Gemini 3): measure before trusting. */
+  verified: boolean;
+  note?: string;
+}
+
+/** The cap on a searched page side where a rule has none (GPT-5.6 `original`): pages stay printable. */
+const SEARCH_MAX_SIDE = 6000;
+
+interface Axis {
+  step: number;
+  max: number;
+  boundaries: number[];
+}
+
+function axisFor(profile: Profile, detail: string | undefined, imagesInRequest: number): Axis {
+  const r = profile.image;
+  const many = profile.images.manyImages;
+  const manyCap = many && imagesInRequest > many.above ? many.maxSide : Infinity;
+  let axis: Axis;
+  switch (r.kind) {
+    case 'anthropic-patch':
+      axis = { step: r.patch, max: r.maxLongEdge, boundaries: [r.maxLongEdge] };
+      break;
+    case 'openai-tile':
+      axis = { step: 32, max: r.box, boundaries: [r.box, r.shortSide, r.tile] };
+      break;
+    case 'openai-patch': {
+      const level = detail === undefined ? undefined : r.details[detail];
+      const max = Math.min(level?.maxSide ?? SEARCH_MAX_SIDE, SEARCH_MAX_SIDE);
+      axis = { step: r.patch, max, boundaries: [max] };
+      break;
+    }
+    case 'gemini-tile':
+      axis = { step: 32, max: r.pageMaxSide, boundaries: [r.smallMax, r.tile, r.pageMaxSide] };
+      break;
+    case 'flat':
+      axis = { step: 32, max: r.pageMaxSide, boundaries: [r.pageMaxSide] };
+      break;
+  }
+  if (manyCap < axis.max) axis = { ...axis, max: manyCap, boundaries: [...axis.boundaries, manyCap] };
+  return axis;
+}
+
+function sides(axis: Axis, min: number): number[] {
+  const out = new Set<number>();
+  for (let v = axis.step; v <= axis.max; v += axis.step) if (v >= min) out.add(v);
+  for (const b of axis.boundaries) if (b >= min && b <= axis.max) out.add(b);
+  return [...out].sort((a, b) => a - b);
+}
+
+/** Worst-case bytes of a page as `profile`'s API counts them. */
+export function pageBytesMax(profile: Profile, width: number, height: number): number {
+  const raw = pngBytesMax(width, height);
+  return profile.images.base64Counted ? base64Size(raw) : raw;
+}
+
+/** Pages of `width`×`height` one request may carry under `profile`'s limits. */
+export function pagesPerRequest(profile: Profile, width: number, height: number): number {
+  const bytes = pageBytesMax(profile, width, height);
+  let n = Math.min(profile.images.maxPerRequest, Math.floor(profile.images.maxBytesPerRequest / bytes));
+  const many = profile.images.manyImages;
+  if (many && Math.max(width, height) > many.maxSide) n = Math.min(n, many.above);
+  return n;
+}
+
+function checkCount(v: number, name: string): void {
+  if (!Number.isInteger(v) || v < 1)
+    throw new RangeError(`${name} must be a positive integer, found ${String(v)}`);
+}
+
+interface Candidate {
+  width: number;
+  height: number;
+  cost: ImageCost;
+  chars: number;
+  cols: number;
+  rows: number;
+}
+
+/** a better than b: more chars per token, then more chars, fewer tokens, landscape, smaller area. */
+function better(a: Candidate, b: Candidate): boolean {
+  const lhs = a.chars * b.cost.tokens;
+  const rhs = b.chars * a.cost.tokens;
+  if (lhs !== rhs) return lhs > rhs;
+  if (a.chars !== b.chars) return a.chars > b.chars;
+  if (a.cost.tokens !== b.cost.tokens) return a.cost.tokens < b.cost.tokens;
+  if (a.width >= a.height !== b.width >= b.height) return a.width >= a.height;
+  return a.width * a.height < b.width * b.height;
+}
+
+/**
+ * The page shape carrying the most characters per billed token that `profile`'s provider neither
+ * resizes nor rejects, for glyph `cell` at integer `scale`. Throws for a model without vision (it cannot
+ * read pages: use a summary) and for bad options.
+ */
+export function bestPageShape(profile: Profile, options: PageShapeOptions = {}): PageShapeChoice {
+  if (!profile.vision) {
+    throw new Error(
+      `${profile.name} (${profile.family}) has no vision: snapshot pages cannot be read; use a summary`,
+    );
+  }
+  const cell = cellSize(options.cell ?? '4x6', options.scale ?? 1);
+  const imagesInRequest = options.imagesInRequest ?? 1;
+  checkCount(imagesInRequest, 'imagesInRequest');
+  if (imagesInRequest > profile.images.maxPerRequest) {
+    throw new RangeError(
+      `imagesInRequest ${imagesInRequest} exceeds ${profile.family}'s limit of ${profile.images.maxPerRequest} images per request`,
+    );
+  }
+  const r = profile.image;
+  const details: (string | undefined)[] =
+    options.detail !== undefined ? [options.detail] : 'pageDetails' in r ? r.pageDetails : [undefined];
+  const perImageBytes = Math.min(
+    profile.images.maxBytesPerImage,
+    Math.floor(profile.images.maxBytesPerRequest / imagesInRequest),
+  );
+
+  let best: Candidate | undefined;
+  for (const detail of details) {
+    const axis = axisFor(profile, detail, imagesInRequest);
+    const widths = sides(axis, 2 * cell.width);
+    const heights = sides(axis, 2 * cell.height);
+    // Where vendor pages disagree on a patch budget, pages keep under the smaller one.
+    const patchLimit =
+      r.kind === 'openai-patch' && detail !== undefined
+        ? { patch: r.patch, budget: r.details[detail]?.shapeBudget }
+        : undefined;
+    for (const width of widths) {
+      for (const height of heights) {
+        if (
+          patchLimit?.budget !== undefined &&
+          Math.ceil(width / patchLimit.patch) * Math.ceil(height / patchLimit.patch) > patchLimit.budget
+        ) {
+          continue;
+        }
+        const cost = unresizedCost(profile, width, height, detail === undefined ? {} : { detail });
+        if (!cost) continue;
+        if (pageBytesMax(profile, width, height) > perImageBytes) continue;
+        const cols = Math.floor(width / cell.width);
+        const rows = Math.floor(height / cell.height);
+        const c: Candidate = { width, height, cost, cols, rows, chars: cols * rows };
+        if (!best || better(c, best)) best = c;
+      }
+    }
+  }
+  if (!best) {
+    throw new Error(
+      `no page of cell ${options.cell ?? '4x6'} at scale ${options.scale ?? 1} fits ${profile.family} without resizing`,
+    );
+  }
+  const verified = r.kind !== 'flat' || r.verified;
+  const choice: PageShapeChoice = {
+    width: best.width,
+    height: best.height,
+    tokens: best.cost.tokens,
+    cols: best.cols,
+    rows: best.rows,
+    charsPerPage: best.chars,
+    charsPerToken: best.chars / best.cost.tokens,
+    pixelsPerToken: (best.width * best.height) / best.cost.tokens,
+    bytesMax: pageBytesMax(profile, best.width, best.height),
+    pagesPerRequest: pagesPerRequest(profile, best.width, best.height),
+    verified,
+  };
+  if (best.cost.detail !== undefined) choice.detail = best.cost.detail;
+  if (!verified) {
+    choice.note = `${profile.name}: the size at which the provider resizes images is undocumented; ${best.width}x${best.height} is an assumption. Snapshots are unverified for this model until measured.`;
+  }
+  return choice;
+}
+
+/**
+ * The widest page the provider takes without resizing, then the tallest at that width: the pixel-level
+ * "best page" the vendor tables quote (1568×784 on Claude's standard tier, 2048×1248 on GPT-5.4 `high`).
+ * Independent of any cell; `bestPageShape` picks, for a cell, the page with the most characters per token.
+ */
+export function largestPage(
+  profile: Profile,
+  options: { imagesInRequest?: number; detail?: string } = {},
+): { width: number; height: number; tokens: number; detail?: string } {
+  const imagesInRequest = options.imagesInRequest ?? 1;
+  checkCount(imagesInRequest, 'imagesInRequest');
+  if (!profile.vision) throw new Error(`${profile.name} (${profile.family}) has no vision`);
+  const r = profile.image;
+  const detail = options.detail ?? ('pageDetails' in r ? r.pageDetails[0] : undefined);
+  const axis = axisFor(profile, detail, imagesInRequest);
+  // Grid-aligned sides only: the tables quote whole patches and tiles.
+  const all = sides(axis, 1)
+    .filter((v) => v % axis.step === 0)
+    .reverse();
+  const shapeBudget =
+    r.kind === 'openai-patch' && detail !== undefined ? r.details[detail]?.shapeBudget : undefined;
+  for (const width of all) {
+    for (const height of all) {
+      if (shapeBudget !== undefined && r.kind === 'openai-patch') {
+        if (Math.ceil(width / r.patch) * Math.ceil(height / r.patch) > shapeBudget) continue;
+      }
+      const cost = unresizedCost(profile, width, height, detail === undefined ? {} : { detail });
+      if (cost)
+        return { width, height, tokens: cost.tokens, ...(cost.detail ? { detail: cost.detail } : {}) };
+    }
+  }
+  /* c8 ignore next */
+  throw new Error(`no unresized page for ${profile.family}`);
+}
