@@ -73,6 +73,8 @@ export interface RenderResponseJson {
       rows: number;
       charsPerPage: number;
       detail?: string;
+      /** Most pages of this shape one request to the provider may carry. */
+      pagesPerRequest: number;
       verified: boolean;
     };
   };
@@ -190,7 +192,7 @@ async function renderRoute(
     throw new HttpError(
       422,
       'unknown_model',
-      `unknown model '${body.model}': no profile matches it; the closest guess is '${resolved.profile.family}'` +
+      `no profile is known for model '${body.model}'; the guess would be '${resolved.profile.family}'` +
         `${resolved.note ? ` (${resolved.note})` : ''}. Send "allowGuess": true to render with the guess`,
     );
   }
@@ -204,11 +206,21 @@ async function renderRoute(
   }
   const cell = body.cell ?? '4x6';
   const scale = body.scale ?? 1;
-  const shape = bestPageShape(profile, { cell, scale });
-  const options = { shape: { width: shape.width, height: shape.height }, cell, scale };
-
+  let shape = bestPageShape(profile, { cell, scale });
+  let options = { shape: { width: shape.width, height: shape.height }, cell, scale };
   // Layout is cheap and draws nothing: refuse oversized jobs before spending time on pixels.
-  const layout = countPages(text, options);
+  let layout = countPages(text, options);
+  if (layout.pages > 1) {
+    // Some providers cap image sides when a request carries many images (Anthropic: > 20 → 2000 px),
+    // so the shape depends on the page count; one re-layout settles it (a smaller page only adds pages
+    // within the same rule).
+    const many = bestPageShape(profile, { cell, scale, imagesInRequest: layout.pages });
+    if (many.width !== shape.width || many.height !== shape.height) {
+      shape = many;
+      options = { shape: { width: shape.width, height: shape.height }, cell, scale };
+      layout = countPages(text, options);
+    }
+  }
   if (layout.pages > limits.maxPages) {
     throw new HttpError(
       413,
@@ -274,6 +286,7 @@ async function renderRoute(
         rows: shape.rows,
         charsPerPage: shape.charsPerPage,
         ...(shape.detail !== undefined ? { detail: shape.detail } : {}),
+        pagesPerRequest: shape.pagesPerRequest,
         verified: shape.verified,
       },
     },

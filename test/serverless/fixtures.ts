@@ -4,8 +4,10 @@
 export const VISION_MODEL = 'claude-sonnet-4-5';
 /** A model the profile table knows, without vision (summaries only). */
 export const NO_VISION_MODEL = 'o1-mini';
-/** An id nothing matches: the profiles module guesses for it. */
+/** An id nothing matches: the profiles module guesses its most conservative profile (no vision). */
 export const UNKNOWN_MODEL = 'acme-frobnicator-9';
+/** An id only a generic family matches (a guess, with vision). */
+export const GUESSED_VISION_MODEL = 'claude-future-9';
 
 /** A short transcript in a format the importers read (OpenAI Chat messages). */
 export const TRANSCRIPT_MESSAGES = [

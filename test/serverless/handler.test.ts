@@ -6,7 +6,13 @@ import { describe, expect, it } from 'vitest';
 import { decode as decodePng } from 'fast-png';
 import { decode, normalize } from '../../src/render/index.js';
 import { createHandler, handler, DEFAULT_LIMITS } from '../../src/serverless/index.js';
-import { VISION_MODEL, NO_VISION_MODEL, UNKNOWN_MODEL, TRANSCRIPT_MESSAGES } from './fixtures.js';
+import {
+  GUESSED_VISION_MODEL,
+  NO_VISION_MODEL,
+  TRANSCRIPT_MESSAGES,
+  UNKNOWN_MODEL,
+  VISION_MODEL,
+} from './fixtures.js';
 
 const BASE = 'http://glyphfold.test';
 
@@ -99,15 +105,47 @@ describe('POST /v1/render', () => {
   });
 
   it('accepts a guessed profile only when asked', async () => {
+    const refused = await errorOf(await handler(post({ text: TEXT, model: GUESSED_VISION_MODEL })));
+    expect(refused).toMatchObject({ status: 422, code: 'unknown_model' });
+    expect(refused.message).toContain(GUESSED_VISION_MODEL);
+    expect(refused.message).toContain("the guess would be 'claude'");
+    expect(refused.message).toContain('allowGuess');
+    const accepted = await handler(post({ text: TEXT, model: GUESSED_VISION_MODEL, allowGuess: true }));
+    expect(accepted.status).toBe(200);
+    const body = (await accepted.json()) as { profile: { guessed: boolean; family: string } };
+    expect(body.profile).toMatchObject({ guessed: true, family: 'claude' });
+    const always = await createHandler({ allowGuess: true })(
+      post({ text: TEXT, model: GUESSED_VISION_MODEL }),
+    );
+    expect(always.status).toBe(200);
+  });
+
+  it('a wholly unknown id guesses the conservative profile, which has no vision', async () => {
     const refused = await errorOf(await handler(post({ text: TEXT, model: UNKNOWN_MODEL })));
     expect(refused).toMatchObject({ status: 422, code: 'unknown_model' });
-    expect(refused.message).toContain(UNKNOWN_MODEL);
-    expect(refused.message).toContain('allowGuess');
-    const accepted = await handler(post({ text: TEXT, model: UNKNOWN_MODEL, allowGuess: true }));
-    expect(accepted.status).toBe(200);
-    expect(((await accepted.json()) as { profile: { guessed: boolean } }).profile.guessed).toBe(true);
-    const always = await createHandler({ allowGuess: true })(post({ text: TEXT, model: UNKNOWN_MODEL }));
-    expect(always.status).toBe(200);
+    const guessed = await errorOf(
+      await handler(post({ text: TEXT, model: UNKNOWN_MODEL, allowGuess: true })),
+    );
+    expect(guessed).toMatchObject({ status: 422, code: 'no_vision' });
+  });
+
+  it('shrinks the page when a provider caps sides for many-image requests', async () => {
+    // Opus 4.7's best page is taller than 2000 px; with more than 20 pages Anthropic caps sides at 2000.
+    const one = (await (await handler(post({ text: 'x', model: 'claude-opus-4-7' }))).json()) as {
+      profile: { shape: { width: number; height: number } };
+    };
+    expect(Math.max(one.profile.shape.width, one.profile.shape.height)).toBeGreaterThan(2000);
+    const text = 'a line of text that wraps nowhere\n'.repeat(21 * 400);
+    const response = await createHandler({ limits: { maxPages: 100 } })(
+      post({ text, model: 'claude-opus-4-7' }),
+    );
+    expect(response.status).toBe(200);
+    const many = (await response.json()) as {
+      pages: unknown[];
+      profile: { shape: { width: number; height: number } };
+    };
+    expect(many.pages.length).toBeGreaterThan(20);
+    expect(Math.max(many.profile.shape.width, many.profile.shape.height)).toBeLessThanOrEqual(2000);
   });
 });
 
