@@ -132,6 +132,7 @@ export function paragraph(r: Rng, min = 3, max = 8): string[] {
 
 /** A code snippet of a few lines with a generated function name. */
 export function snippet(r: Rng): string[] {
-  const name = `${r.pick(VERBS)}${r.pick(NOUNS)[0]!.toUpperCase()}${r.pick(NOUNS).slice(1)}`;
+  const noun = r.pick(NOUNS);
+  const name = `${r.pick(VERBS)}${noun[0]!.toUpperCase()}${noun.slice(1)}`;
   return r.pick(TEMPLATES)(r, name);
 }
