@@ -44,8 +44,10 @@ function ensureBuilt(ctx: BenchContext): void {
 // at the first line is Node's own start-up, which the target excludes.
 const COLD_SCRIPT = `
 const nodeStartup = performance.now();
+const cpu0 = process.cpuUsage();
 const mod = await import(process.argv[1]);
 const imported = performance.now();
+const cpu1 = process.cpuUsage();
 const response = await mod.handler(new Request('http://bench/v1/render?page=1', {
   method: 'POST',
   headers: { 'content-type': 'application/json' },
@@ -53,12 +55,19 @@ const response = await mod.handler(new Request('http://bench/v1/render?page=1', 
 }));
 const png = new Uint8Array(await response.arrayBuffer());
 const done = performance.now();
+const cpu2 = process.cpuUsage();
+const ms = (a, b) => (b.user + b.system - a.user - a.system) / 1000;
 process.stdout.write(JSON.stringify({ nodeStartup, import: imported - nodeStartup, firstPage: done - imported,
+  nodeStartupCpu: (cpu0.user + cpu0.system) / 1000, importCpu: ms(cpu0, cpu1), firstPageCpu: ms(cpu1, cpu2),
   status: response.status, bytes: png.length }));
 `;
 
 interface ColdRun {
   nodeStartup: number;
+  /** CPU time (user + system) of each step: on a shared, loaded machine it inflates far less than wall time. */
+  nodeStartupCpu: number;
+  importCpu: number;
+  firstPageCpu: number;
   import: number;
   firstPage: number;
   status: number;
@@ -104,6 +113,9 @@ async function coldStart(ctx: BenchContext): Promise<BenchResult[]> {
       targetMs: TARGET_MS,
       withinTarget: total <= TARGET_MS,
       nodeStartupMs: round(median(runs.map((r) => r.nodeStartup))),
+      importToFirstPageCpuMs: round(median(runs.map((r) => r.importCpu + r.firstPageCpu))),
+      nodeStartupCpuMs: round(median(runs.map((r) => r.nodeStartupCpu))),
+      importVsNodeStartup: round(total / median(runs.map((r) => r.nodeStartup))),
       pngBytes: runs[0]!.bytes,
       wasmBytes: existsSync(WASM) ? statSync(WASM).size : 'missing (build/glyphfold.wasm)',
     },

@@ -7,14 +7,18 @@
  *   with base64 PNGs; with `?page=N` the single PNG of page N (`image/png`).
  * - `GET /v1/health` — liveness and the limits in force.
  */
-import { countPages, normalize, render } from '../render/index.js';
-import { bestPageShape, imageTokens, resolveProfile } from '../providers/index.js';
-import { importTranscript } from '../transcript/import/index.js';
+import { countPages, normalize, render, type CellName } from '../render/index.js';
+import {
+  bestPageShape,
+  imageTokens,
+  resolveProfile,
+  type PageShapeChoice,
+  type Profile,
+} from '../providers/index.js';
 import { toBase64 } from './base64.js';
 import { parseJson, readBody } from './body.js';
 import { HttpError } from './errors.js';
 import { validateRenderBody, type RenderRequestBody } from './request.js';
-import { formatItems } from '../compaction/text.js';
 
 /** Size limits; every one maps to a 413 with its own error code. */
 export interface Limits {
@@ -82,6 +86,27 @@ export interface RenderResponseJson {
 
 export type FetchHandler = (request: Request) => Promise<Response>;
 
+/**
+ * `bestPageShape` searches thousands of candidate sides (milliseconds per call), and its answer
+ * depends only on the profile and the options, so each handler keeps the answers it has computed.
+ * Keyed by family and route, which decide the profile; bounded so odd ids cannot grow it forever.
+ */
+class ShapeCache {
+  private readonly entries = new Map<string, PageShapeChoice>();
+  constructor(private readonly max = 512) {}
+
+  get(profile: Profile, route: string, cell: CellName, scale: number, images: number): PageShapeChoice {
+    const key = `${profile.family}|${route}|${cell}|${scale}|${images}`;
+    let shape = this.entries.get(key);
+    if (!shape) {
+      shape = bestPageShape(profile, { cell, scale, imagesInRequest: images });
+      if (this.entries.size >= this.max) this.entries.delete(this.entries.keys().next().value!);
+      this.entries.set(key, shape);
+    }
+    return shape;
+  }
+}
+
 type Route = Partial<Record<string, (request: Request, url: URL) => Promise<Response>>>;
 
 const json = (value: unknown, status = 200, headers: Record<string, string> = {}) =>
@@ -94,8 +119,11 @@ const json = (value: unknown, status = 200, headers: Record<string, string> = {}
 export function createHandler(options: HandlerOptions = {}): FetchHandler {
   const limits: Limits = { ...DEFAULT_LIMITS, ...options.limits };
 
+  const shapes = new ShapeCache();
   const routes: Record<string, Route> = {
-    '/v1/render': { POST: (request, url) => renderRoute(request, url, limits, options.allowGuess ?? false) },
+    '/v1/render': {
+      POST: (request, url) => renderRoute(request, url, limits, options.allowGuess ?? false, shapes),
+    },
     '/v1/health': { GET: async () => json({ ok: true, limits }) },
   };
 
@@ -147,8 +175,16 @@ function parsePageParam(url: URL): number | undefined {
   return Number(raw);
 }
 
-function contentText(body: RenderRequestBody): string {
+/**
+ * The text to render. Transcript support is imported on first use: most requests post text, and a
+ * cold start should not pay for parsing every importer.
+ */
+async function contentText(body: RenderRequestBody): Promise<string> {
   if (body.text !== undefined) return body.text;
+  const [{ importTranscript }, { formatItems }] = await Promise.all([
+    import('../transcript/import/index.js'),
+    import('../compaction/text.js'),
+  ]);
   let items;
   try {
     ({ items } = importTranscript(body.transcript));
@@ -164,6 +200,7 @@ async function renderRoute(
   url: URL,
   limits: Limits,
   allowGuessAlways: boolean,
+  shapes: ShapeCache,
 ): Promise<Response> {
   const page = parsePageParam(url);
   const type = request.headers.get('content-type');
@@ -175,7 +212,7 @@ async function renderRoute(
     );
   }
   const body = validateRenderBody(parseJson(await readBody(request, limits.maxBodyBytes)));
-  const text = contentText(body);
+  const text = await contentText(body);
   if (text.length > limits.maxTextChars) {
     throw new HttpError(
       413,
@@ -206,7 +243,7 @@ async function renderRoute(
   }
   const cell = body.cell ?? '4x6';
   const scale = body.scale ?? 1;
-  let shape = bestPageShape(profile, { cell, scale });
+  let shape = shapes.get(profile, resolved.route, cell, scale, 1);
   let options = { shape: { width: shape.width, height: shape.height }, cell, scale };
   // Layout is cheap and draws nothing: refuse oversized jobs before spending time on pixels.
   let layout = countPages(text, options);
@@ -214,7 +251,7 @@ async function renderRoute(
     // Some providers cap image sides when a request carries many images (Anthropic: > 20 → 2000 px),
     // so the shape depends on the page count; one re-layout settles it (a smaller page only adds pages
     // within the same rule).
-    const many = bestPageShape(profile, { cell, scale, imagesInRequest: layout.pages });
+    const many = shapes.get(profile, resolved.route, cell, scale, layout.pages);
     if (many.width !== shape.width || many.height !== shape.height) {
       shape = many;
       options = { shape: { width: shape.width, height: shape.height }, cell, scale };
