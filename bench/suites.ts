@@ -1,5 +1,6 @@
 import type { BenchSuite } from './suite.js';
+import { importSuite } from './import.js';
 import { serverlessSuite } from './suites/serverless.js';
 
 /** Every suite `npm run bench` knows, in the order they run. */
-export const SUITES: readonly BenchSuite[] = [serverlessSuite];
+export const SUITES: readonly BenchSuite[] = [importSuite, serverlessSuite];

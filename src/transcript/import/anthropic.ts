@@ -18,7 +18,8 @@ import {
 /** How a user text block is to be filed; the Claude Code importer recognises injected content. */
 export type TextClassifier = (text: string) => NewItem[];
 
-const personText: TextClassifier = (text) => [{ kind: 'message', author: 'person', text }];
+const personText: TextClassifier = (text) =>
+  text === '' ? [] : [{ kind: 'message', author: 'person', text }];
 
 /** Converts Anthropic tool_result content (string or blocks) to content parts. */
 export function toolResultContent(content: unknown, where: string, b: PathBuilder): ContentPart[] {

@@ -95,6 +95,7 @@ export function importClaudeCode(text: string, options: ImportOptions = {}): Imp
   const byUuid = new Map<string, Entry>();
   const entries: Entry[] = [];
   const skippedKinds = new Map<string, number>();
+  const repeated: number[] = [];
   for (const { line, value } of lines) {
     if (!isRecord(value) || typeof value.type !== 'string') {
       b.warn(
@@ -102,15 +103,17 @@ export function importClaudeCode(text: string, options: ImportOptions = {}): Imp
       );
       continue;
     }
-    if (typeof value.uuid === 'string' && MESSAGE_TYPES.has(value.type)) {
-      if (byUuid.has(value.uuid))
-        b.warn(
-          `line ${line}: uuid ${value.uuid} repeats line ${byUuid.get(value.uuid)!.line}; the later entry wins`,
-        );
+    if (typeof value.uuid === 'string') {
+      if (byUuid.has(value.uuid)) repeated.push(line);
+      // Every entry with a uuid can be a link in the chain (newer versions chain progress entries too).
       const entry = { line, e: value };
       byUuid.set(value.uuid, entry);
-      entries.push(entry);
-    } else if (value.type !== 'summary') {
+      if (MESSAGE_TYPES.has(value.type)) {
+        entries.push(entry);
+        continue;
+      }
+    }
+    if (value.type !== 'summary') {
       // file-history-snapshot, queue-operation, progress…: bookkeeping, never sent to the model.
       skippedKinds.set(value.type, (skippedKinds.get(value.type) ?? 0) + 1);
     }
@@ -146,8 +149,19 @@ export function importClaudeCode(text: string, options: ImportOptions = {}): Imp
   path.reverse();
 
   const onPath = new Set(path.map((x) => x.line));
-  const sidechain = entries.filter((x) => !onPath.has(x.line) && x.e.isSidechain === true).map((x) => x.line);
-  const abandoned = entries.filter((x) => !onPath.has(x.line) && x.e.isSidechain !== true).map((x) => x.line);
+  if (repeated.length > 0) {
+    b.warn(
+      `${repeated.length} entries repeat an earlier uuid (lines ${range(repeated)}); the later entry wins`,
+    );
+  }
+  // An entry superseded by a later one with the same uuid is neither on the path nor abandoned.
+  const current = (x: Entry): boolean => byUuid.get(x.e.uuid as string) === x;
+  const sidechain = entries
+    .filter((x) => current(x) && !onPath.has(x.line) && x.e.isSidechain === true)
+    .map((x) => x.line);
+  const abandoned = entries
+    .filter((x) => current(x) && !onPath.has(x.line) && x.e.isSidechain !== true)
+    .map((x) => x.line);
   if (abandoned.length > 0) {
     b.warn(
       `${abandoned.length} entries are not on the active path (abandoned branches or unreachable), lines ${range(abandoned)}; not imported`,
@@ -169,6 +183,7 @@ export function importClaudeCode(text: string, options: ImportOptions = {}): Imp
     const where = `line ${line}`;
     const time = typeof e.timestamp === 'string' ? e.timestamp : undefined;
     const message = isRecord(e.message) ? e.message : undefined;
+    if (!MESSAGE_TYPES.has(String(e.type))) continue; // a bookkeeping link in the chain
     b.nextGroup();
     if (e.type === 'system') {
       const subtype = String(e.subtype ?? 'notice');

@@ -149,9 +149,20 @@ export function importCodex(text: string, options: ImportOptions = {}): ImportRe
         if (typeof base === 'string') b.system(base);
         break;
       }
-      case 'compacted':
-        b.push({ kind: 'summary', author: 'machinery', text: String(p.message ?? '') }, time);
+      case 'compacted': {
+        let summary = typeof p.message === 'string' ? p.message : '';
+        // Newer rollouts may carry the replacement history instead of (or beside) a message.
+        if (summary === '' && Array.isArray(p.replacement_history)) {
+          summary = p.replacement_history
+            .flatMap((h) => (isRecord(h) && Array.isArray(h.content) ? h.content : []))
+            .map((c) => (isRecord(c) && typeof c.text === 'string' ? c.text : ''))
+            .filter((t) => t !== '')
+            .join('\n\n');
+          b.warn(`${where}: compacted line has no message; summary taken from its replacement_history`);
+        }
+        b.push({ kind: 'summary', author: 'machinery', text: summary }, time);
         break;
+      }
       case 'response_item':
         responseItem(p, where, b, names, time);
         break;

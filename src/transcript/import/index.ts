@@ -35,7 +35,7 @@ function wholeJson(text: string): unknown {
 }
 
 /** The first lines of a JSONL text that parse, for detection only. */
-function sampleLines(text: string, max = 50): unknown[] {
+function sampleLines(text: string, max = 200): unknown[] {
   const out: unknown[] = [];
   for (const line of text.split('\n')) {
     if (out.length >= max) break;

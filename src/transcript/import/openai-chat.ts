@@ -154,7 +154,7 @@ export function importOpenAIChat(input: unknown, options: ImportOptions = {}): I
 
 function userMessage(content: unknown, where: string, b: PathBuilder): void {
   if (typeof content === 'string') {
-    b.push({ kind: 'message', author: 'person', text: content });
+    if (content !== '') b.push({ kind: 'message', author: 'person', text: content });
     return;
   }
   if (!Array.isArray(content)) {
