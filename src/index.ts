@@ -4,3 +4,4 @@ export * from './transcript/import/index.js';
 export * from './transcript/jsonl.js';
 export * from './transcript/image-size.js';
 export * from './render/index.js';
+export * from './providers/index.js';

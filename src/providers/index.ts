@@ -32,6 +32,7 @@ export {
 export {
   imageTokens,
   imageCost,
+  unresizedCost,
   wouldResize,
   detailLevels,
   fitPatchBudget,

@@ -132,6 +132,21 @@ function better(a: Candidate, b: Candidate): boolean {
  * read pages: use a summary) and for bad options.
  */
 export function bestPageShape(profile: Profile, options: PageShapeOptions = {}): PageShapeChoice {
+  // The search takes tens of milliseconds and compaction asks per request: remember answers per profile
+  // object (profiles are never mutated; a re-registered profile is a new object).
+  const key = `${options.cell ?? '4x6'}|${options.scale ?? 1}|${options.imagesInRequest ?? 1}|${options.detail ?? ''}`;
+  let perProfile = memo.get(profile);
+  const hit = perProfile?.get(key);
+  if (hit) return { ...hit };
+  const choice = searchPageShape(profile, options);
+  if (!perProfile) memo.set(profile, (perProfile = new Map()));
+  perProfile.set(key, choice);
+  return { ...choice };
+}
+
+const memo = new WeakMap<Profile, Map<string, PageShapeChoice>>();
+
+function searchPageShape(profile: Profile, options: PageShapeOptions): PageShapeChoice {
   if (!profile.vision) {
     throw new Error(
       `${profile.name} (${profile.family}) has no vision: snapshot pages cannot be read; use a summary`,

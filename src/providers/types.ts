@@ -115,6 +115,10 @@ export interface CacheMultipliers {
   readMultiplier: number;
   /** Anthropic's 1-hour cache write. */
   writeMultiplier1h?: number;
+  /** Most explicit cache breakpoints one request may set (Anthropic: 4 `cache_control` blocks). */
+  maxBreakpoints?: number;
+  /** Shortest prefix the provider caches (OpenAI: automatic from 1024 tokens). */
+  minTokens?: number;
 }
 
 /** Where a figure comes from. `fields` name profile paths (`contextWindow`, `image.multiplier`, `image`). */

@@ -304,13 +304,15 @@ export function validateProfile(v: unknown, path: string, refs: ReadonlyMap<stri
 
   const cp = `${path}.cache`;
   const c = obj(o.cache, cp);
-  onlyKeys(c, ['writeMultiplier', 'readMultiplier', 'writeMultiplier1h'], cp);
+  onlyKeys(c, ['writeMultiplier', 'readMultiplier', 'writeMultiplier1h', 'maxBreakpoints', 'minTokens'], cp);
   const cache: Profile['cache'] = {
     writeMultiplier: nonNegNum(c.writeMultiplier, `${cp}.writeMultiplier`),
     readMultiplier: nonNegNum(c.readMultiplier, `${cp}.readMultiplier`),
   };
   if (c.writeMultiplier1h !== undefined)
     cache.writeMultiplier1h = nonNegNum(c.writeMultiplier1h, `${cp}.writeMultiplier1h`);
+  if (c.maxBreakpoints !== undefined) cache.maxBreakpoints = posInt(c.maxBreakpoints, `${cp}.maxBreakpoints`);
+  if (c.minTokens !== undefined) cache.minTokens = posInt(c.minTokens, `${cp}.minTokens`);
 
   const overflowPatterns = strArray(o.overflowPatterns ?? [], `${path}.overflowPatterns`);
   overflowPatterns.forEach((p, i) => {
