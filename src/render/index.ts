@@ -7,6 +7,7 @@ import type { CellName } from './cells.js';
 import { pageGeometry, type PageShape } from './geometry.js';
 import { encodePng, type Compression, type DeflatePath } from './png.js';
 import { renderScanlines } from './reference.js';
+import { loadWasmCore, type WasmCore } from './wasm.js';
 
 export { cellSize, CELL_NAMES, MAX_SCALE, type CellName } from './cells.js';
 export { normalize, TAB_WIDTH } from './normalize.js';
@@ -35,7 +36,7 @@ export interface RenderOptions {
   compression?: Compression;
   /** Deflate path; default: Node's zlib if present, else CompressionStream, else fflate. */
   deflate?: DeflatePath;
-  /** Default: the WASM core where it is available, else the TS reference. */
+  /** Default: the WASM core where the runtime can instantiate it, else the TS reference. */
   engine?: RenderEngine;
   /** Called after each page is encoded, in order (e.g. to write it out or report progress). */
   onPage?: (page: RenderedPage, index: number) => void | Promise<void>;
@@ -69,14 +70,31 @@ function checkOption<T extends string>(name: string, value: T | undefined, allow
   }
 }
 
-/** Page scanlines from the chosen engine. The WASM glue is wired in here once it lands. */
-function* scanlinePages(
-  text: string,
-  options: RenderOptions,
-  engine: RenderEngine | undefined,
-): Generator<{ scanlines: Uint8Array; chars: number; escapes: number }> {
-  if (engine === 'wasm') throw new Error('not implemented: the WASM engine is not wired into render() yet');
-  yield* renderScanlines(text, options);
+// Idle WASM cores. A core runs one text at a time (its pages are views over its memory), so concurrent
+// render() calls each take their own; memory of a core never shrinks, so a core grown by a huge text is
+// dropped rather than kept.
+const idleCores: WasmCore[] = [];
+const MAX_IDLE_CORES = 4;
+const MAX_IDLE_CORE_BYTES = 64 * 1024 * 1024;
+let wasmFailure: unknown;
+
+async function acquireCore(required: boolean): Promise<WasmCore | undefined> {
+  const idle = idleCores.pop();
+  if (idle) return idle;
+  if (wasmFailure === undefined) {
+    try {
+      return await loadWasmCore();
+    } catch (err) {
+      // e.g. a runtime that forbids compiling WebAssembly from bytes: use the TS reference instead.
+      wasmFailure = err;
+    }
+  }
+  if (required) throw new Error('the WASM engine is not available in this runtime', { cause: wasmFailure });
+  return undefined;
+}
+
+function releaseCore(core: WasmCore): void {
+  if (idleCores.length < MAX_IDLE_CORES && core.memoryBytes <= MAX_IDLE_CORE_BYTES) idleCores.push(core);
 }
 
 /**
@@ -99,18 +117,26 @@ export async function render(text: string, options: RenderOptions): Promise<Rend
   checkOption('deflate', options.deflate, DEFLATE_PATHS);
   const encodeOptions = { compression: options.compression ?? 'default', path: options.deflate };
   const result: RenderResult = { pages: [], chars: 0, escapes: 0, bytes: 0 };
-  for (const page of scanlinePages(text, options, options.engine)) {
-    // Deflate before the generator resumes: the scanline buffer is reused for the next page.
-    const png = await encodePng(
-      { width: g.width, height: g.height, scanlines: page.scanlines },
-      encodeOptions,
-    );
-    const rendered: RenderedPage = { width: g.width, height: g.height, chars: page.chars, png };
-    result.pages.push(rendered);
-    result.chars += page.chars;
-    result.escapes += page.escapes;
-    result.bytes += png.length;
-    await options.onPage?.(rendered, result.pages.length - 1);
+  const core = options.engine === 'ts' ? undefined : await acquireCore(options.engine === 'wasm');
+  try {
+    const pages = core
+      ? core.pages(text, { width: g.width, height: g.height, cell: g.cell, scale: g.scale })
+      : renderScanlines(text, options);
+    for (const page of pages) {
+      // Deflate before the generator resumes: the scanline buffer is reused for the next page.
+      const png = await encodePng(
+        { width: g.width, height: g.height, scanlines: page.scanlines },
+        encodeOptions,
+      );
+      const rendered: RenderedPage = { width: g.width, height: g.height, chars: page.chars, png };
+      result.pages.push(rendered);
+      result.chars += page.chars;
+      result.escapes += page.escapes;
+      result.bytes += png.length;
+      await options.onPage?.(rendered, result.pages.length - 1);
+    }
+  } finally {
+    if (core) releaseCore(core);
   }
   return result;
 }

@@ -35,6 +35,27 @@ describe('render', () => {
     expect(decode(result.pages.map((p) => p.png))).toBe(normalize(text));
   });
 
+  it('gives byte-identical PNGs from the WASM and the TS engine, also when renders overlap', async () => {
+    for (const cell of ['4x6', '5x8', '6x10'] as const) {
+      const options: RenderOptions = { shape, cell, deflate: 'zlib' };
+      const [wasm, ts, wasm2] = await Promise.all([
+        render(text, { ...options, engine: 'wasm' }),
+        render(text, { ...options, engine: 'ts' }),
+        render(text.slice(3), { ...options, engine: 'wasm' }),
+      ]);
+      expect(wasm.pages.map((p) => p.png)).toEqual(ts.pages.map((p) => p.png));
+      expect({ ...wasm, pages: wasm.pages.length }).toEqual({ ...ts, pages: ts.pages.length });
+      expect(
+        decode(
+          wasm2.pages.map((p) => p.png),
+          { cell },
+        ),
+      ).toBe(normalize(text.slice(3)));
+      const auto = await render(text, options);
+      expect(auto.pages.map((p) => p.png)).toEqual(ts.pages.map((p) => p.png));
+    }
+  });
+
   it('gives the same bytes for the same input on every deflate path, for both compressions', async () => {
     for (const deflate of availableDeflatePaths()) {
       for (const compression of ['default', 'fastest'] as const) {
@@ -90,6 +111,23 @@ describe('render', () => {
       return fastPngEncode({ width: image.width, height: image.height, data: grey, depth: 8, channels: 1 });
     });
     expect(decode(reencoded, { cell: '5x8', scale: 2 })).toBe(normalize(text));
+  });
+
+  it('decodes RGB pages (what screenshot tools write)', async () => {
+    const result = await render(text, { shape });
+    const rgb = result.pages.map((p) => {
+      const image = fastPngDecode(p.png);
+      const data = new Uint8Array(image.width * image.height * 3);
+      for (let y = 0; y < image.height; y++) {
+        for (let x = 0; x < image.width; x++) {
+          const byte = image.data[y * Math.ceil(image.width / 8) + (x >> 3)]!;
+          const at = (y * image.width + x) * 3;
+          data.fill((byte >> (7 - (x & 7))) & 1 ? 255 : 0, at, at + 3);
+        }
+      }
+      return fastPngEncode({ width: image.width, height: image.height, data, depth: 8, channels: 3 });
+    });
+    expect(decode(rgb)).toBe(normalize(text));
   });
 
   it('names what is wrong with bad input', async () => {

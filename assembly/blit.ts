@@ -1,0 +1,115 @@
+// Glyph rows → 1-bit PNG scanlines (docs/renderer.md §5): filter byte 0, pixels MSB first, 1 = white.
+import { cellW, ch, glyphCount, quadPtr, quads, rowsPtr, scale } from './atlas';
+
+export let pagePtr: usize = 0;
+/** Bytes per scanline: the filter byte plus ceil(W / 8). */
+export let stride: u32 = 0;
+export let pageH: u32 = 0;
+/** Glyph indices (u16) of the row being drawn; cols + 1 entries. */
+export let cellPtr: usize = 0;
+
+export function setPage(page: usize, rowBytes: u32, h: u32, cells: usize): void {
+  pagePtr = page;
+  stride = rowBytes;
+  pageH = h;
+  cellPtr = cells;
+}
+
+/** Draws text row `ri` holding `m` cells into the page. */
+export function blitRow(ri: u32, m: u32): void {
+  const rowH = ch * scale;
+  const top = pagePtr + <usize>(ri * rowH) * stride;
+  let j0: u32 = 0;
+  if (quads) j0 = blitQuads(top, m);
+  const w = cellW;
+  const first = <usize>((j0 * w) >> 3); // j0 cells end on a byte boundary
+  for (let y: u32 = 0; y < ch; y++) {
+    const line = top + <usize>(y * scale) * stride;
+    store<u8>(line, 0);
+    let out = line + 1 + first;
+    // Cells enter a 64-bit accumulator; every 32 bits leave as one big-endian store (ink 1 → white 1).
+    let acc: u64 = 0;
+    let nb: u32 = 0;
+    const rows = rowsPtr + ((<usize>y) << 2);
+    const rowStep = (<usize>ch) << 2;
+    for (let j = j0; j < m; j++) {
+      const g = <usize>load<u16>(cellPtr + ((<usize>j) << 1));
+      acc = (acc << w) | (<u64>load<u32>(rows + g * rowStep));
+      nb += w;
+      if (nb >= 32) {
+        nb -= 32;
+        store<u32>(out, bswap<u32>(~(<u32>(acc >> nb))));
+        out += 4;
+      }
+    }
+    if (nb > 0) {
+      // Left-align the last bits; the zero bits below them become white padding.
+      const v = ~(<u32>(acc << (32 - nb)));
+      const n = (nb + 7) >> 3;
+      for (let b: u32 = 0; b < n; b++) store<u8>(out + b, <u8>(v >> (24 - (b << 3))));
+      out += n;
+    }
+    const end = line + stride;
+    if (out < end) memory.fill(out, 0xff, end - out);
+    for (let k: u32 = 1; k < scale; k++) memory.copy(line + <usize>(k * stride), line, stride);
+  }
+}
+
+/** 4x6 at scale 1: eight cells become one u32 per pixel row with eight v128 loads, six ANDs and two
+ *  shuffles, instead of 48 shift-or steps. Table entry (p, g) holds glyph g's six rows pre-shifted to
+ *  position p of a 4-cell (16-px) group, two bytes per row, inverted (1 = white): a group is the AND
+ *  of its four entries, and two groups interleave into rows of four bytes. Returns the cells drawn
+ *  (a multiple of 8); blitRow draws the rest and fills the filter bytes and the right margin. */
+function blitQuads(top: usize, m: u32): u32 {
+  const s = <usize>stride;
+  const q1 = quadPtr + ((<usize>glyphCount) << 4);
+  const q2 = q1 + ((<usize>glyphCount) << 4);
+  const q3 = q2 + ((<usize>glyphCount) << 4);
+  const q0 = quadPtr;
+  let j: u32 = 0;
+  let out = top + 1;
+  while (j + 8 <= m) {
+    const c = cellPtr + ((<usize>j) << 1);
+    const idx = v128.load(c);
+    const a = v128.and(
+      v128.and(
+        v128.load(q0 + ((<usize>i16x8.extract_lane_u(idx, 0)) << 4)),
+        v128.load(q1 + ((<usize>i16x8.extract_lane_u(idx, 1)) << 4)),
+      ),
+      v128.and(
+        v128.load(q2 + ((<usize>i16x8.extract_lane_u(idx, 2)) << 4)),
+        v128.load(q3 + ((<usize>i16x8.extract_lane_u(idx, 3)) << 4)),
+      ),
+    );
+    const b = v128.and(
+      v128.and(
+        v128.load(q0 + ((<usize>i16x8.extract_lane_u(idx, 4)) << 4)),
+        v128.load(q1 + ((<usize>i16x8.extract_lane_u(idx, 5)) << 4)),
+      ),
+      v128.and(
+        v128.load(q2 + ((<usize>i16x8.extract_lane_u(idx, 6)) << 4)),
+        v128.load(q3 + ((<usize>i16x8.extract_lane_u(idx, 7)) << 4)),
+      ),
+    );
+    const lo = i8x16.shuffle(a, b, 0, 1, 16, 17, 2, 3, 18, 19, 4, 5, 20, 21, 6, 7, 22, 23);
+    const hi = i8x16.shuffle(a, b, 8, 9, 24, 25, 10, 11, 26, 27, 12, 13, 28, 29, 14, 15, 30, 31);
+    v128.store32_lane(out, lo, 0);
+    v128.store32_lane(out + s, lo, 1);
+    v128.store32_lane(out + 2 * s, lo, 2);
+    v128.store32_lane(out + 3 * s, lo, 3);
+    v128.store32_lane(out + 4 * s, hi, 0);
+    v128.store32_lane(out + 5 * s, hi, 1);
+    out += 4;
+    j += 8;
+  }
+  return j;
+}
+
+/** Paints scanlines [y, H) white (the rows below the last text row, and the strip under the grid). */
+export function clearFrom(y: u32): void {
+  for (; y < pageH; y++) {
+    const line = pagePtr + <usize>y * stride;
+    store<u8>(line, 0);
+    memory.fill(line + 1, 0xff, stride - 1);
+  }
+}

@@ -1,0 +1,131 @@
+// glyphfold's WebAssembly core: text in linear memory → pages of 1-bit PNG scanlines.
+// Only numbers cross the boundary. The JS glue (src/render/wasm.ts) writes the atlas and the text
+// straight into memory and reads each page through a Uint8Array view (rebuilt after memory.grow).
+// Call order: atlasBuffer → loadAtlas (once per cell+scale) → prepare → begin → nextPage… (per render).
+import { buildTables, ch, cellW, GLYPH_MARK, scale, setAtlasLength, tablesEnd } from './atlas';
+import { blitRow, cellPtr, clearFrom, pagePtr, setPage, stride } from './blit';
+import { align16, ensureMemory } from './memory';
+import * as text from './text';
+
+let cols: u32 = 0;
+let rows: u32 = 0;
+let width: u32 = 0;
+let height: u32 = 0;
+let inputCap: u32 = 0;
+let inputPtr: usize = 0;
+let totalChars: f64 = 0;
+let done: bool = true;
+
+/** JS, once per cell: reserves `length` bytes for the raw atlas and returns where to write them. */
+export function atlasBuffer(length: u32): usize {
+  return setAtlasLength(length);
+}
+
+/** JS, once per cell+scale, after writing the atlas: builds the lookup and glyph tables.
+ *  Returns the glyph count, or a negative code (bad atlas, bad scale, out of memory). */
+export function loadAtlas(length: u32, s: u32): i32 {
+  cols = 0;
+  done = true;
+  return buildTables(length, s);
+}
+
+/** JS, once per render: lays out a page of `w`×`h` pixels and an input area of `capacity` bytes
+ *  after the tables, growing memory if needed. Returns where JS writes the text, or 0 if the shape
+ *  holds fewer than 2×2 cells, no atlas is loaded, or memory cannot grow. */
+export function prepare(w: u32, h: u32, capacity: u32): usize {
+  done = true;
+  cols = 0;
+  if (cellW == 0) return 0;
+  const c = w / cellW;
+  const r = h / (ch * scale);
+  if (c < 2 || r < 2) return 0;
+  const rowBytes = 1 + ((w + 7) >> 3);
+  const page = tablesEnd;
+  const cells = align16(page + <usize>rowBytes * h);
+  const input = align16(cells + ((<usize>(c + 16)) << 1));
+  if (!ensureMemory(input + <usize>capacity + 32)) return 0;
+  setPage(page, rowBytes, h, cells);
+  cols = c;
+  rows = r;
+  width = w;
+  height = h;
+  inputCap = capacity;
+  inputPtr = input;
+  return input;
+}
+
+/** JS, once per render, after writing `length` units of text at prepare()'s pointer (UTF-8 bytes,
+ *  or UTF-16 code units when `wide` is 1). Returns 0, or -1 if it does not fit the reserved area. */
+export function begin(length: u32, wide: u32): i32 {
+  done = true;
+  if (cols == 0) return -1;
+  if ((wide != 0 ? <u64>length * 2 : <u64>length) > <u64>inputCap) return -1;
+  text.resetText(inputPtr, length, wide != 0);
+  totalChars = 0;
+  done = false;
+  return 0;
+}
+
+/** JS, once per page: lays out (and draws, if `draw` is 1) the next page. Returns the characters of
+ *  the normalized text it holds (newlines included), or -1 when there are no more pages. The
+ *  scanlines are at pagePtr(), pageLength() bytes, until the next call. */
+export function nextPage(draw: u32): i32 {
+  if (done) return -1;
+  text.charsOut = 0;
+  let ri: u32 = 0;
+  const out = draw != 0 ? cellPtr : 0;
+  while (ri < rows) {
+    if (!text.lineActive) {
+      if (text.pos >= text.effEnd) break;
+      text.startLine();
+    }
+    const rest = text.lineN - text.lineK;
+    let m: u32;
+    if (rest > cols) {
+      // Soft wrap: cols − 1 cells and the continuation mark (§4).
+      text.takeCells(out, cols - 1);
+      if (out != 0) store<u16>(out + ((<usize>(cols - 1)) << 1), <u16>GLYPH_MARK);
+      m = cols;
+    } else {
+      text.takeCells(out, rest);
+      m = rest;
+      if (text.lineHasNL) text.charsOut++;
+      text.lineActive = false;
+      text.pos = text.lineNext;
+    }
+    if (out != 0) blitRow(ri, m);
+    ri++;
+  }
+  if (ri == 0) {
+    done = true;
+    return -1;
+  }
+  if (out != 0) clearFrom(ri * ch * scale);
+  totalChars += <f64>text.charsOut;
+  return <i32>text.charsOut;
+}
+
+/** JS, once per render: where the page scanlines are, and how many bytes (H × stride). */
+export function pagePointer(): usize {
+  return pagePtr;
+}
+export function pageLength(): u32 {
+  return stride * height;
+}
+/** JS, after the last page: escapes drawn, and characters laid out, over the whole text. */
+export function escapeCount(): u32 {
+  return text.escapes;
+}
+export function charCount(): f64 {
+  return totalChars;
+}
+/** JS, once per render: the grid (cols × rows) of the prepared shape. */
+export function gridCols(): u32 {
+  return cols;
+}
+export function gridRows(): u32 {
+  return rows;
+}
+export function pageWidth(): u32 {
+  return width;
+}

@@ -1,0 +1,234 @@
+/**
+ * The JS face of the WebAssembly core (assembly/, docs/render-wasm.md). It copies the atlas and the
+ * text into the module's linear memory and hands out each page as a `Uint8Array` view over
+ * `memory.buffer`: no per-glyph calls, no copies of page bytes. Plain `WebAssembly.instantiate` and
+ * typed-array views are the whole binding, because only numbers cross the boundary.
+ * Edge-safe: the module bytes are embedded (generated/wasm.ts), no fs, no fetch.
+ */
+import { fromBase64 } from './atlas.js';
+import { atlasBytes } from './atlases.js';
+import type { CellName } from './cells.js';
+import { WASM_BASE64 } from './generated/wasm.js';
+import { pageGeometry } from './geometry.js';
+
+/** What the module exports (assembly/index.ts documents each one and who calls it). */
+interface CoreExports {
+  memory: { buffer: ArrayBuffer };
+  atlasBuffer(length: number): number;
+  loadAtlas(length: number, scale: number): number;
+  prepare(width: number, height: number, capacity: number): number;
+  begin(length: number, wide: number): number;
+  nextPage(draw: number): number;
+  pagePointer(): number;
+  pageLength(): number;
+  escapeCount(): number;
+  charCount(): number;
+  gridCols(): number;
+  gridRows(): number;
+}
+
+/** Page geometry of one render: the shape in pixels, the cell and its integer scale. */
+export interface WasmPageOptions {
+  width: number;
+  height: number;
+  cell?: CellName;
+  scale?: number;
+}
+
+/** One page: its PNG scanlines (docs/renderer.md §5) and the normalized characters it holds. */
+export interface WasmPage {
+  /**
+   * `height × (1 + ceil(width / 8))` bytes, filter byte first on each line: exactly the input of the
+   * IDAT zlib stream. A view over WASM memory, valid until the iterator moves to the next page (copy
+   * it, or deflate it, before that).
+   */
+  scanlines: Uint8Array;
+  /** Code points of the normalized text on this page, including the newlines ending its lines. */
+  chars: number;
+  /** Escaped code points whose escape starts on this page. */
+  escapes: number;
+}
+
+/** The pages of one text; totals are complete once iteration has finished. */
+export interface WasmRun extends Iterable<WasmPage> {
+  /** Pages produced so far. */
+  readonly pages: number;
+  /** Characters (code points of `normalize(text)`) laid out so far. */
+  readonly chars: number;
+  /** Code points drawn as escapes so far. */
+  readonly escapes: number;
+  readonly cols: number;
+  readonly rows: number;
+}
+
+export interface WasmCore {
+  /**
+   * Lays out and draws `text` page by page. Only one run is live per core: starting another makes
+   * the earlier iterator throw on its next step.
+   */
+  pages(text: string, options: WasmPageOptions): WasmRun;
+  /** Layout only (nothing drawn): how many pages, characters and escapes `text` makes. */
+  count(text: string, options: WasmPageOptions): { pages: number; chars: number; escapes: number };
+  /** Bytes of linear memory the instance holds now (grows with the largest page and text seen). */
+  readonly memoryBytes: number;
+}
+
+/** The part of the WebAssembly JS API used here (the ES2023 lib without DOM does not declare it). */
+interface WebAssemblyApi {
+  compile(bytes: Uint8Array<ArrayBuffer>): Promise<object>;
+  instantiate(module: object, imports: object): Promise<{ exports: object }>;
+  Module: new (bytes: Uint8Array<ArrayBuffer>) => object;
+  Instance: new (module: object, imports: object) => { exports: object };
+}
+const wasmApi = (globalThis as unknown as { WebAssembly: WebAssemblyApi }).WebAssembly;
+
+let moduleBytes: Uint8Array | undefined;
+let compiled: Promise<object> | undefined;
+
+function wasmBytes(): Uint8Array<ArrayBuffer> {
+  moduleBytes ??= fromBase64(WASM_BASE64);
+  return moduleBytes as Uint8Array<ArrayBuffer>;
+}
+
+/** Compiles the embedded module once per process and returns a fresh core over a new instance. */
+export async function loadWasmCore(): Promise<WasmCore> {
+  compiled ??= wasmApi.compile(wasmBytes());
+  const instance = await wasmApi.instantiate(await compiled, {});
+  return new Core(instance.exports as unknown as CoreExports);
+}
+
+/** Synchronous variant for callers that cannot await (Node; browsers limit sync compiles to 4 KiB+). */
+export function loadWasmCoreSync(): WasmCore {
+  const instance = new wasmApi.Instance(new wasmApi.Module(wasmBytes()), {});
+  return new Core(instance.exports as unknown as CoreExports);
+}
+
+class Core implements WasmCore {
+  private atlasKey = '';
+  private generation = 0;
+
+  constructor(private readonly x: CoreExports) {}
+
+  get memoryBytes(): number {
+    return this.x.memory.buffer.byteLength;
+  }
+
+  pages(text: string, options: WasmPageOptions): WasmRun {
+    const { cols, rows } = this.start(text, options);
+    const x = this.x;
+    const generation = this.generation;
+    const isCurrent = (): boolean => this.generation === generation;
+    // memory does not grow after start(), so one view serves every page of this run.
+    const scanlines = new Uint8Array(x.memory.buffer, x.pagePointer(), x.pageLength());
+    const totals = { pages: 0, chars: 0, escapes: 0 };
+    let finished = false;
+    function* iterate(): Generator<WasmPage, void, void> {
+      while (!finished) {
+        if (!isCurrent()) {
+          throw new Error('wasm core: this run was superseded by a later pages()/count() on the same core');
+        }
+        const n = x.nextPage(1);
+        if (n < 0) {
+          finished = true;
+          return;
+        }
+        const escapes = x.escapeCount();
+        totals.pages++;
+        totals.chars += n;
+        yield { scanlines, chars: n, escapes: escapes - totals.escapes };
+        totals.escapes = escapes;
+      }
+    }
+    return {
+      cols,
+      rows,
+      get pages() {
+        return totals.pages;
+      },
+      get chars() {
+        return totals.chars;
+      },
+      get escapes() {
+        return x.escapeCount();
+      },
+      [Symbol.iterator]: iterate,
+    };
+  }
+
+  count(text: string, options: WasmPageOptions): { pages: number; chars: number; escapes: number } {
+    this.start(text, options);
+    let pages = 0;
+    let chars = 0;
+    for (let n = this.x.nextPage(0); n >= 0; n = this.x.nextPage(0)) {
+      pages++;
+      chars += n;
+    }
+    return { pages, chars, escapes: this.x.escapeCount() };
+  }
+
+  /** Validates, loads the atlas if the cell or scale changed, and writes the text into memory. */
+  private start(text: string, options: WasmPageOptions): { cols: number; rows: number } {
+    if (typeof text !== 'string') {
+      throw new TypeError(`text must be a string, found ${text === null ? 'null' : typeof text}`);
+    }
+    // Same checks and messages as the TS reference (unknown cell, scale, sides, area, fewer than 2×2 cells).
+    const { cell, scale, cols, rows, width, height } = pageGeometry(
+      { width: options.width, height: options.height },
+      options.cell,
+      options.scale,
+    );
+    this.generation++;
+    const x = this.x;
+    const key = `${cell}@${scale}`;
+    if (this.atlasKey !== key) {
+      this.atlasKey = '';
+      const atlas = atlasBytes(cell);
+      const at = x.atlasBuffer(atlas.length);
+      if (at === 0) throw new Error(`wasm core: out of memory loading the ${cell} atlas`);
+      new Uint8Array(x.memory.buffer, at, atlas.length).set(atlas);
+      const glyphs = x.loadAtlas(atlas.length, scale);
+      if (glyphs < 0) throw new Error(`wasm core: the ${cell} atlas was rejected (code ${glyphs})`);
+      this.atlasKey = key;
+    }
+
+    const wellFormed =
+      (text as { isWellFormed?: () => boolean }).isWellFormed?.() ?? !LONE_SURROGATE.test(text);
+    if (wellFormed) {
+      // UTF-8 straight into memory. Reserve one byte per UTF-16 unit first (enough for ASCII); if
+      // encodeInto stops short, grow the area (same pointer: the input is the last region) and go on.
+      let capacity = text.length + 16;
+      let ptr = this.prepare(width, height, capacity);
+      let { read, written } = encoder.encodeInto(text, new Uint8Array(x.memory.buffer, ptr, capacity));
+      while (read < text.length) {
+        capacity = written + 3 * (text.length - read) + 16;
+        ptr = this.prepare(width, height, capacity);
+        const more = encoder.encodeInto(
+          text.slice(read),
+          new Uint8Array(x.memory.buffer, ptr + written, capacity - written),
+        );
+        read += more.read;
+        written += more.written;
+      }
+      x.begin(written, 0);
+    } else {
+      // Lone surrogates: UTF-8 cannot carry them, so the core reads UTF-16 units and escapes them.
+      const ptr = this.prepare(width, height, text.length * 2);
+      const units = new Uint16Array(x.memory.buffer, ptr, text.length);
+      for (let i = 0; i < text.length; i++) units[i] = text.charCodeAt(i);
+      x.begin(text.length, 1);
+    }
+    return { cols, rows };
+  }
+
+  private prepare(width: number, height: number, capacity: number): number {
+    if (capacity > 2 ** 31) throw new RangeError(`text of ${capacity} bytes is too large for the wasm core`);
+    const ptr = this.x.prepare(width, height, capacity);
+    if (ptr === 0) {
+      throw new Error(`wasm core: out of memory for a ${width}x${height} page and ${capacity} bytes of text`);
+    }
+    return ptr;
+  }
+}
+
+const encoder = new TextEncoder();
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;

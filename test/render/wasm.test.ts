@@ -1,0 +1,263 @@
+import { existsSync, readFileSync } from 'node:fs';
+import fc from 'fast-check';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { CELL_NAMES, CELLS, type CellName } from '../../src/render/cells.js';
+import { WASM_BASE64, WASM_BYTES } from '../../src/render/generated/wasm.js';
+import { countPages, renderScanlines } from '../../src/render/reference.js';
+import { loadWasmCore, loadWasmCoreSync, type WasmCore } from '../../src/render/wasm.js';
+
+interface Shape {
+  width: number;
+  height: number;
+  cell: CellName;
+  scale: number;
+}
+
+/** Pages as copies (both renderers reuse one buffer per run). */
+function reference(text: string, s: Shape): { pages: Uint8Array[]; chars: number[]; escapes: number[] } {
+  const pages: Uint8Array[] = [];
+  const chars: number[] = [];
+  const escapes: number[] = [];
+  for (const page of renderScanlines(text, {
+    shape: { width: s.width, height: s.height },
+    cell: s.cell,
+    scale: s.scale,
+  })) {
+    pages.push(page.scanlines.slice());
+    chars.push(page.chars);
+    escapes.push(page.escapes);
+  }
+  return { pages, chars, escapes };
+}
+
+function wasm(
+  core: WasmCore,
+  text: string,
+  s: Shape,
+): { pages: Uint8Array[]; chars: number[]; escapes: number[]; totalEscapes: number } {
+  const pages: Uint8Array[] = [];
+  const chars: number[] = [];
+  const escapes: number[] = [];
+  const run = core.pages(text, s);
+  for (const page of run) {
+    pages.push(page.scanlines.slice());
+    chars.push(page.chars);
+    escapes.push(page.escapes);
+  }
+  expect(run.pages).toBe(pages.length);
+  expect(run.chars).toBe(chars.reduce((a, b) => a + b, 0));
+  return { pages, chars, escapes, totalEscapes: run.escapes };
+}
+
+/** Asserts byte equality page by page, naming the first differing byte (page, scanline, column). */
+function expectSame(core: WasmCore, text: string, s: Shape): void {
+  const want = reference(text, s);
+  const got = wasm(core, text, s);
+  const where = `${s.cell}@${s.scale} ${s.width}x${s.height}, text ${JSON.stringify(text.slice(0, 60))}…`;
+  expect(got.pages.length, `page count, ${where}`).toBe(want.pages.length);
+  expect(got.chars, `chars per page, ${where}`).toEqual(want.chars);
+  expect(got.escapes, `escapes per page, ${where}`).toEqual(want.escapes);
+  const stride = 1 + Math.ceil(s.width / 8);
+  for (let p = 0; p < want.pages.length; p++) {
+    const a = want.pages[p]!;
+    const b = got.pages[p]!;
+    expect(b.length).toBe(a.length);
+    if (Buffer.compare(a, b) !== 0) {
+      let i = 0;
+      while (a[i] === b[i]) i++;
+      expect.fail(
+        `page ${p}, scanline ${Math.floor(i / stride)}, byte ${i % stride}: ` +
+          `reference ${a[i]!.toString(2)} wasm ${b[i]!.toString(2)} (${where})`,
+      );
+    }
+  }
+  const counts = countPages(text, {
+    shape: { width: s.width, height: s.height },
+    cell: s.cell,
+    scale: s.scale,
+  });
+  expect(got.totalEscapes, `escapes, ${where}`).toBe(counts.escapes);
+  expect(core.count(text, s)).toEqual(counts);
+}
+
+/** A shape of cols × rows cells plus a remainder of pixels, so widths are rarely multiples of 8. */
+function shapeOf(cell: CellName, scale: number, cols: number, rows: number, extraX = 0, extraY = 0): Shape {
+  const { width, height } = CELLS[cell];
+  return { cell, scale, width: cols * width * scale + extraX, height: rows * height * scale + extraY };
+}
+
+const ADVERSARIAL = [
+  '',
+  ' ',
+  '\n',
+  '\r\n\r\n',
+  ' \t \n\t\r\n  ',
+  'a',
+  'hello world',
+  'a\tb\tc  \n\n\nxyz  \r\n',
+  '\tx\t\ty \t',
+  '\r\ra\r\n\rb\n\r',
+  '\n\n lead',
+  'trailing   \n   \nmiddle\n\n\n',
+  'Привет, мир — Ελληνικά, Ünïcödé ½ ░▒▓ └─┘',
+  'emoji 😀 and 𝕏 and \u{10FFFF}',
+  'lone \ud800 high, lone \udfff low, reversed \udc00\ud800, pair \ud83d\ude00',
+  '\ud800',
+  '\udc00\n\ud800',
+  'controls \u0000\u0001\u001b[0m \u007f \u0085 \u009f',
+  'А vs A (Cyrillic vs Latin)',
+  '\u00a0nbsp\u00a0\u2007',
+  'x'.repeat(1000),
+  'word '.repeat(400),
+  '😀'.repeat(300),
+  ('abc\t'.repeat(50) + '\n').repeat(20),
+  'The quick brown fox jumps over the lazy dog. '.repeat(200),
+];
+
+describe('wasm core vs the TS reference (byte-identical scanlines)', () => {
+  let core: WasmCore;
+  beforeAll(async () => {
+    core = await loadWasmCore();
+  });
+
+  it('matches on adversarial texts for every cell and scale 1–4, shapes not multiples of 8 px', () => {
+    for (const cell of CELL_NAMES) {
+      for (let scale = 1; scale <= 4; scale++) {
+        for (const shape of [
+          shapeOf(cell, scale, 2, 2),
+          shapeOf(cell, scale, 7, 3, 3, 1),
+          shapeOf(cell, scale, 19, 5, CELLS[cell].width * scale - 1, 2),
+          shapeOf(cell, scale, 40, 9, 5),
+        ]) {
+          for (const text of ADVERSARIAL) expectSame(core, text, shape);
+        }
+      }
+    }
+  });
+
+  it('matches at the benchmark shape (1568×784, 4x6) over prose, code and a line longer than many pages', () => {
+    const shape: Shape = { width: 1568, height: 784, cell: '4x6', scale: 1 };
+    const prose = 'Compaction rebuilds the request, never the record. '.repeat(3000);
+    const code = 'function f(x) {\n\tif (x > 0) {\n\t\treturn x * 2;  \n\t}\n}\n\n'.repeat(2000);
+    expectSame(core, prose, shape);
+    expectSame(core, code, shape);
+    expectSame(core, 'y'.repeat(392 * 130 * 3 + 17), shape);
+  });
+
+  it('matches on random Unicode (astral, lone surrogates, controls, CRLF, tabs) at random shapes', () => {
+    const unit = fc.oneof(
+      { weight: 12, arbitrary: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)) },
+      { weight: 5, arbitrary: fc.constantFrom(' ', ' ', '\t', '\n', '\r', '\r\n') },
+      { weight: 3, arbitrary: fc.integer({ min: 0xa0, max: 0x52f }).map((c) => String.fromCharCode(c)) },
+      { weight: 2, arbitrary: fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)) },
+      {
+        weight: 1,
+        arbitrary: fc.integer({ min: 0x10000, max: 0x10ffff }).map((c) => String.fromCodePoint(c)),
+      },
+    );
+    const shape = fc.record({
+      cell: fc.constantFrom(...CELL_NAMES),
+      scale: fc.integer({ min: 1, max: 4 }),
+      cols: fc.integer({ min: 2, max: 30 }),
+      rows: fc.integer({ min: 2, max: 6 }),
+      extraX: fc.integer({ min: 0, max: 23 }),
+      extraY: fc.integer({ min: 0, max: 9 }),
+    });
+    fc.assert(
+      fc.property(fc.string({ unit, maxLength: 400 }), shape, (text, s) => {
+        const { width, height } = CELLS[s.cell];
+        const extraX = s.extraX % (width * s.scale);
+        const extraY = s.extraY % (height * s.scale);
+        expectSame(core, text, shapeOf(s.cell, s.scale, s.cols, s.rows, extraX, extraY));
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('grows memory for a huge page and a long multi-byte text, and still matches', () => {
+    const before = core.memoryBytes;
+    const text = ('Ж😀 wide ' + 'é'.repeat(50) + '\n').repeat(3000);
+    expectSame(core, text, { width: 8000, height: 8000, cell: '4x6', scale: 1 });
+    expect(core.memoryBytes).toBeGreaterThan(before);
+    // After growing, smaller pages still render from the same instance.
+    expectSame(core, text, shapeOf('5x8', 2, 33, 7, 3));
+  });
+
+  it('switches cells and scales back and forth on one instance', () => {
+    for (const [cell, scale] of [
+      ['6x10', 3],
+      ['4x6', 1],
+      ['5x8', 1],
+      ['4x6', 2],
+      ['4x6', 1],
+    ] as const) {
+      expectSame(core, ADVERSARIAL[12]! + '\n' + ADVERSARIAL[7]!, shapeOf(cell, scale, 11, 4, 1));
+    }
+  });
+});
+
+describe('wasm core API', () => {
+  it('rejects bad input with errors that name what was wrong', async () => {
+    const core = await loadWasmCore();
+    const ok = { width: 100, height: 100 };
+    expect(() => core.pages(42 as unknown as string, ok)).toThrow(/text must be a string, found number/);
+    expect(() => core.pages('x', { width: 7, height: 100 })).toThrow(/7x100 holds 1x16 cells.*at least 2x2/);
+    expect(() => core.pages('x', { ...ok, cell: '9x9' as CellName })).toThrow(/unknown cell '9x9'/);
+    expect(() => core.pages('x', { ...ok, scale: 5 })).toThrow(
+      /scale must be an integer from 1 to 4, found 5/,
+    );
+    expect(() => core.pages('x', { width: 10.5, height: 100 })).toThrow(/width must be an integer/);
+    expect(() => core.count('x', { width: 100000, height: 100000 })).toThrow(/from 1 to 65535/);
+    expect(() => core.count('x', { width: 60000, height: 60000 })).toThrow(
+      /more than the .* a page may have/,
+    );
+  });
+
+  it('makes an earlier run throw once a later run starts on the same core', async () => {
+    const core = await loadWasmCore();
+    const first = core.pages('a\n'.repeat(100), { width: 40, height: 12 })[Symbol.iterator]();
+    expect(first.next().done).toBe(false);
+    core.count('b', { width: 40, height: 12 });
+    expect(() => first.next()).toThrow(/superseded/);
+  });
+
+  it('gives zero pages for text that normalizes to nothing, and totals for the rest', async () => {
+    const core = loadWasmCoreSync();
+    const empty = core.pages(' \t\r\n \n', { width: 100, height: 100 });
+    expect([...empty]).toHaveLength(0);
+    expect(core.count('', { width: 100, height: 100 })).toEqual({ pages: 0, chars: 0, escapes: 0 });
+    const run = core.pages('a\u0000b\n\ud800', { width: 100, height: 100 });
+    expect([...run].map((p) => p.chars)).toEqual([5]);
+    expect(run.chars).toBe(5);
+    expect(run.escapes).toBe(2);
+  });
+});
+
+interface ModuleApi {
+  new (bytes: Uint8Array): object;
+  imports(module: object): { module: string; name: string }[];
+  exports(module: object): { name: string; kind: string }[];
+}
+
+describe('the module', () => {
+  const bytes = Buffer.from(WASM_BASE64, 'base64');
+  /** Budget for the release build: it is 4.4 KB today; a jump past this means a runtime or a
+   *  library crept in (e.g. the GC runtime or string support). */
+  const BUDGET = 8 * 1024;
+
+  it(`stays under ${BUDGET} bytes and imports nothing`, () => {
+    expect(bytes.length).toBe(WASM_BYTES);
+    expect(bytes.length).toBeLessThan(BUDGET);
+    // The ES2023 lib used here does not declare the WebAssembly JS API.
+    const { Module } = (globalThis as unknown as { WebAssembly: { Module: ModuleApi } }).WebAssembly;
+    const mod = new Module(bytes);
+    expect(Module.imports(mod)).toEqual([]);
+    expect(Module.exports(mod).map((e) => e.name)).toContain('memory');
+  });
+
+  it('embeds the current build/glyphfold.wasm (run npm run build:wasm after editing assembly/)', () => {
+    const built = 'build/glyphfold.wasm';
+    if (!existsSync(built)) return; // a tarball install ships only the embedded copy
+    expect(Buffer.compare(readFileSync(built), bytes)).toBe(0);
+  });
+});
