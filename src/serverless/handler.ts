@@ -87,9 +87,10 @@ export interface RenderResponseJson {
 export type FetchHandler = (request: Request) => Promise<Response>;
 
 /**
- * `bestPageShape` searches thousands of candidate sides (milliseconds per call), and its answer
- * depends only on the profile and the options, so each handler keeps the answers it has computed.
- * Keyed by family and route, which decide the profile; bounded so odd ids cannot grow it forever.
+ * `bestPageShape` searches thousands of candidate sides (milliseconds per call). The providers module
+ * memoises per profile object, but a routed id (Bedrock, Vertex, gateways) resolves to a fresh object
+ * on every call, so the handler keys its own answers by family and route, which decide the profile.
+ * Bounded so odd ids cannot grow it forever.
  */
 class ShapeCache {
   private readonly entries = new Map<string, PageShapeChoice>();
