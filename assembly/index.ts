@@ -5,6 +5,7 @@
 import { buildTables, ch, cellW, GLYPH_MARK, scale, setAtlasLength, tablesEnd } from './atlas';
 import { blitRow, cellPtr, clearFrom, pagePtr, setPage, stride } from './blit';
 import { align16, ensureMemory } from './memory';
+import { setTables, TABLE_BYTES, writePng } from './png';
 import * as text from './text';
 
 let cols: u32 = 0;
@@ -15,6 +16,7 @@ let inputCap: u32 = 0;
 let inputPtr: usize = 0;
 let totalChars: f64 = 0;
 let done: bool = true;
+let pngPtr: usize = 0;
 
 /** JS, once per cell: reserves `length` bytes for the raw atlas and returns where to write them. */
 export function atlasBuffer(length: u32): usize {
@@ -42,9 +44,15 @@ export function prepare(w: u32, h: u32, capacity: u32): usize {
   const rowBytes = 1 + ((w + 7) >> 3);
   const page = tablesEnd;
   const cells = align16(page + <usize>rowBytes * h);
-  const input = align16(cells + ((<usize>(c + 16)) << 1));
+  const encTables = align16(cells + ((<usize>(c + 16)) << 1));
+  // Worst case of the PNG: 9 bits per literal, plus stored-block headers and the chunks.
+  const pageBytes = <usize>rowBytes * h;
+  const png = align16(encTables + TABLE_BYTES);
+  const input = align16(png + pageBytes + (pageBytes >> 3) + (pageBytes / 65535) * 5 + 256);
   if (!ensureMemory(input + <usize>capacity + 32)) return 0;
   setPage(page, rowBytes, h, cells);
+  setTables(encTables);
+  pngPtr = png;
   cols = c;
   rows = r;
   width = w;
@@ -128,4 +136,13 @@ export function gridRows(): u32 {
 }
 export function pageWidth(): u32 {
   return width;
+}
+
+/** JS, once per page in the core-encoded modes: encodes the current page as a whole PNG at
+ *  pngPointer() and returns its length. `mode` 0 = stored deflate, 1 = fixed-Huffman runs. */
+export function encodePage(mode: u32): u32 {
+  return <u32>writePng(pngPtr, mode, width);
+}
+export function pngPointer(): usize {
+  return pngPtr;
 }

@@ -19,6 +19,8 @@ interface CoreExports {
   prepare(width: number, height: number, capacity: number): number;
   begin(length: number, wide: number): number;
   nextPage(draw: number): number;
+  encodePage(mode: number): number;
+  pngPointer(): number;
   pagePointer(): number;
   pageLength(): number;
   escapeCount(): number;
@@ -47,7 +49,16 @@ export interface WasmPage {
   chars: number;
   /** Escaped code points whose escape starts on this page. */
   escapes: number;
+  /**
+   * This page as a complete PNG encoded inside the core (a fresh copy, safe to keep): `'runs'` is
+   * one fixed-Huffman deflate block whose matches are byte runs (fast, ~2–3× larger than zlib's
+   * default), `'stored'` is uncompressed deflate (fastest, largest). Both are valid 1-bit PNGs.
+   */
+  png(mode: CoreDeflate): Uint8Array;
 }
+
+/** Deflate strategies the core implements (assembly/png.ts). */
+export type CoreDeflate = 'runs' | 'stored';
 
 /** The pages of one text; totals are complete once iteration has finished. */
 export interface WasmRun extends Iterable<WasmPage> {
@@ -121,6 +132,14 @@ class Core implements WasmCore {
     // memory does not grow after start(), so one view serves every page of this run.
     const scanlines = new Uint8Array(x.memory.buffer, x.pagePointer(), x.pageLength());
     const totals = { pages: 0, chars: 0, escapes: 0 };
+    const png = (mode: CoreDeflate): Uint8Array => {
+      if (!isCurrent()) throw new Error('wasm core: this page belongs to a superseded run');
+      if (mode !== 'runs' && mode !== 'stored') {
+        throw new RangeError(`png mode must be 'runs' or 'stored', found ${String(mode)}`);
+      }
+      const length = x.encodePage(mode === 'stored' ? 0 : 1);
+      return new Uint8Array(x.memory.buffer, x.pngPointer(), length).slice();
+    };
     let finished = false;
     function* iterate(): Generator<WasmPage, void, void> {
       while (!finished) {
@@ -135,7 +154,7 @@ class Core implements WasmCore {
         const escapes = x.escapeCount();
         totals.pages++;
         totals.chars += n;
-        yield { scanlines, chars: n, escapes: escapes - totals.escapes };
+        yield { scanlines, chars: n, escapes: escapes - totals.escapes, png };
         totals.escapes = escapes;
       }
     }

@@ -1,4 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { inflateSync } from 'node:zlib';
+import { decode as decodePng } from 'fast-png';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CELL_NAMES, CELLS, type CellName } from '../../src/render/cells.js';
@@ -192,6 +194,39 @@ describe('wasm core vs the TS reference (byte-identical scanlines)', () => {
       ['4x6', 1],
     ] as const) {
       expectSame(core, ADVERSARIAL[12]! + '\n' + ADVERSARIAL[7]!, shapeOf(cell, scale, 11, 4, 1));
+    }
+  });
+});
+
+describe('PNG encoded in the core', () => {
+  it('gives valid PNGs (fast-png decodes them, zlib inflates the IDAT to the scanlines) in both modes', async () => {
+    const core = await loadWasmCore();
+    const text = 'Snapshot pages hold the middle of a history. \t\u00e9\ud83d\ude00\n\n'.repeat(400);
+    for (const s of [
+      { width: 1568, height: 784, cell: '4x6' as const, scale: 1 },
+      { width: 301, height: 97, cell: '5x8' as const, scale: 3 },
+      { width: 2000, height: 2000, cell: '6x10' as const, scale: 1 }, // more than one stored block
+    ]) {
+      for (const mode of ['runs', 'stored'] as const) {
+        let pages = 0;
+        for (const page of core.pages(text, s)) {
+          const png = page.png(mode);
+          const img = decodePng(png);
+          expect([img.width, img.height, img.depth, img.channels]).toEqual([s.width, s.height, 1, 1]);
+          const idatLength = new DataView(png.buffer, png.byteOffset).getUint32(33);
+          expect(Buffer.compare(inflateSync(png.subarray(41, 41 + idatLength)), page.scanlines)).toBe(0);
+          expect(Buffer.compare(png, page.png(mode))).toBe(0); // deterministic
+          pages++;
+        }
+        expect(pages).toBeGreaterThan(0);
+      }
+    }
+  });
+
+  it('rejects an unknown mode', async () => {
+    const core = await loadWasmCore();
+    for (const page of core.pages('x', { width: 40, height: 12 })) {
+      expect(() => page.png('zip' as 'runs')).toThrow(/png mode must be 'runs' or 'stored', found zip/);
     }
   });
 });

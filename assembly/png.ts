@@ -1,0 +1,257 @@
+// The page as a whole PNG, encoded in the core for the fast path: no copy of the scanlines out of
+// memory, and a deflate built for these pages (long runs of white, rows of short ink patterns).
+// PNG spec = W3C PNG (ISO/IEC 15948:2003); zlib = RFC 1950; deflate = RFC 1951.
+import { pageH, pagePtr, stride } from './blit';
+
+export let tablesPtr: usize = 0;
+let tablesReady = false;
+// Within tablesPtr: CRC-32 tables u32[8][256] (PNG spec annex D, sliced by 8); fixed-Huffman literal codes u32[256]
+// (bits, bit count); the match codes u32[259] (bits, bit count) for lengths 3..258 at distance 1.
+const CRC = 0;
+const LIT_BITS = 8192;
+const LIT_COUNT = LIT_BITS + 1024;
+const MATCH_BITS = LIT_COUNT + 1024;
+const MATCH_COUNT = MATCH_BITS + 259 * 4;
+/** Bytes the encoder tables take. */
+export const TABLE_BYTES: usize = MATCH_COUNT + 259 * 4;
+
+// RFC 1951 §3.2.5: length codes 257..285, their base lengths and extra bits.
+const LENGTH_BASE: StaticArray<u16> = [
+  3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195,
+  227, 258,
+];
+const LENGTH_EXTRA: StaticArray<u8> = [
+  0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0,
+];
+
+/** RFC 1951 §3.2.6: the fixed literal/length code of `v`, bit-reversed (deflate sends codes MSB
+ *  first into an LSB-first stream); the length in bits is fixedLength(v). */
+function fixedCode(v: u32): u32 {
+  let code: u32;
+  let n: u32;
+  if (v < 144) {
+    code = 0x30 + v;
+    n = 8;
+  } else if (v < 256) {
+    code = 0x190 + v - 144;
+    n = 9;
+  } else if (v < 280) {
+    code = v - 256;
+    n = 7;
+  } else {
+    code = 0xc0 + v - 280;
+    n = 8;
+  }
+  let r: u32 = 0;
+  for (let i: u32 = 0; i < n; i++) r |= ((code >> i) & 1) << (n - 1 - i);
+  return r;
+}
+
+function fixedLength(v: u32): u32 {
+  return v < 144 ? 8 : v < 256 ? 9 : v < 280 ? 7 : 8;
+}
+
+export function setTables(ptr: usize): void {
+  if (tablesReady && ptr == tablesPtr) return;
+  tablesPtr = ptr;
+  for (let n: u32 = 0; n < 256; n++) {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    store<u32>(ptr + CRC + ((<usize>n) << 2), c);
+  }
+  for (let v: u32 = 0; v < 256; v++) {
+    store<u32>(ptr + LIT_BITS + ((<usize>v) << 2), fixedCode(v));
+    store<u32>(ptr + LIT_COUNT + ((<usize>v) << 2), fixedLength(v));
+  }
+  let s: i32 = 0;
+  for (let len: u32 = 3; len <= 258; len++) {
+    while (s < 28 && <u32>unchecked(LENGTH_BASE[s + 1]) <= len) s++;
+    if (len == 258) s = 28;
+    const extra = <u32>unchecked(LENGTH_EXTRA[s]);
+    const sym = 257 + <u32>s;
+    const n = fixedLength(sym);
+    // code, then the extra bits (LSB first), then distance code 0 (distance 1): five zero bits.
+    const bits = fixedCode(sym) | ((len - <u32>unchecked(LENGTH_BASE[s])) << n);
+    store<u32>(ptr + MATCH_BITS + ((<usize>len) << 2), bits);
+    store<u32>(ptr + MATCH_COUNT + ((<usize>len) << 2), n + extra + 5);
+  }
+  tablesReady = true;
+}
+
+function crc32(p: usize, n: usize): u32 {
+  let c: u32 = 0xffffffff;
+  const t = tablesPtr + CRC;
+  const end = p + n;
+  // Eight bytes per step through eight tables (slicing-by-8), then byte by byte.
+  while (p + 8 <= end) {
+    const lo = c ^ load<u32>(p);
+    const hi = load<u32>(p, 4);
+    c =
+      load<u32>(t + (7 << 10) + ((<usize>(lo & 0xff)) << 2)) ^
+      load<u32>(t + (6 << 10) + ((<usize>((lo >>> 8) & 0xff)) << 2)) ^
+      load<u32>(t + (5 << 10) + ((<usize>((lo >>> 16) & 0xff)) << 2)) ^
+      load<u32>(t + (4 << 10) + ((<usize>(lo >>> 24)) << 2)) ^
+      load<u32>(t + (3 << 10) + ((<usize>(hi & 0xff)) << 2)) ^
+      load<u32>(t + (2 << 10) + ((<usize>((hi >>> 8) & 0xff)) << 2)) ^
+      load<u32>(t + (1 << 10) + ((<usize>((hi >>> 16) & 0xff)) << 2)) ^
+      load<u32>(t + ((<usize>(hi >>> 24)) << 2));
+    p += 8;
+  }
+  for (; p < end; p++) c = load<u32>(t + ((<usize>((c ^ (<u32>load<u8>(p))) & 0xff)) << 2)) ^ (c >>> 8);
+  return ~c;
+}
+
+/** RFC 1950 §8 Adler-32, 16 bytes per step: a block of 16 adds Σx to a, and Σ(16−k)x_k plus
+ *  16·(a before the block) to b; chunks stay small enough that the lanes cannot overflow. */
+function adler32(p: usize, n: usize): u32 {
+  let a: u64 = 1;
+  let b: u64 = 0;
+  const wLo = i16x8(16, 15, 14, 13, 12, 11, 10, 9);
+  const wHi = i16x8(8, 7, 6, 5, 4, 3, 2, 1);
+  while (n >= 16) {
+    const blocks: usize = n >= 5552 ? 347 : n >> 4;
+    let va = i32x4.splat(0);
+    let vb = i32x4.splat(0);
+    let vp = i32x4.splat(0);
+    for (let k: usize = 0; k < blocks; k++) {
+      const v = v128.load(p);
+      vp = i32x4.add(vp, va);
+      const lo = i16x8.extend_low_i8x16_u(v);
+      const hi = i16x8.extend_high_i8x16_u(v);
+      va = i32x4.add(va, i32x4.extadd_pairwise_i16x8_u(i16x8.add(lo, hi)));
+      vb = i32x4.add(vb, i32x4.add(i32x4.dot_i16x8_s(lo, wLo), i32x4.dot_i16x8_s(hi, wHi)));
+      p += 16;
+    }
+    const len = <u64>(blocks << 4);
+    const sumA =
+      <u64>i32x4.extract_lane(va, 0) +
+      <u64>i32x4.extract_lane(va, 1) +
+      <u64>i32x4.extract_lane(va, 2) +
+      <u64>i32x4.extract_lane(va, 3);
+    const sumP =
+      <u64>(<u32>i32x4.extract_lane(vp, 0)) +
+      <u64>(<u32>i32x4.extract_lane(vp, 1)) +
+      <u64>(<u32>i32x4.extract_lane(vp, 2)) +
+      <u64>(<u32>i32x4.extract_lane(vp, 3));
+    const sumB =
+      <u64>i32x4.extract_lane(vb, 0) +
+      <u64>i32x4.extract_lane(vb, 1) +
+      <u64>i32x4.extract_lane(vb, 2) +
+      <u64>i32x4.extract_lane(vb, 3);
+    b = (b + len * a + 16 * sumP + sumB) % 65521;
+    a = (a + sumA) % 65521;
+    n -= <usize>len;
+  }
+  for (let i: usize = 0; i < n; i++) {
+    a += <u64>load<u8>(p + i);
+    b += a;
+  }
+  return <u32>(((b % 65521) << 16) | (a % 65521));
+}
+
+function be32(p: usize, v: u32): void {
+  store<u32>(p, bswap<u32>(v));
+}
+
+/** Writes the page as a PNG at `out` and returns its length. `mode` 0: stored deflate blocks
+ *  (level 0, no compression, the cheapest valid stream); 1: one fixed-Huffman block whose only
+ *  matches are runs (distance 1), found eight bytes at a time. */
+export function writePng(out: usize, mode: u32, width: u32): usize {
+  // §5.2 signature, §11.2.2 IHDR: bit depth 1, colour type 0, deflate, filter method 0, no interlace.
+  store<u64>(out, 0x0a1a0a0d474e5089);
+  be32(out + 8, 13);
+  store<u32>(out + 12, 0x52444849); // "IHDR"
+  be32(out + 16, width);
+  be32(out + 20, pageH);
+  store<u8>(out + 24, 1);
+  store<u32>(out + 25, 0);
+  be32(out + 29, crc32(out + 12, 17));
+  // §11.2.4 IDAT: one chunk holding the whole zlib stream.
+  const idat = out + 33;
+  store<u32>(idat + 4, 0x54414449); // "IDAT"
+  const z = idat + 8;
+  store<u16>(z, 0x0178); // RFC 1950: CMF 0x78 (deflate, 32K window), FLG 0x01 (FCHECK; level unspecified)
+  const data = pagePtr;
+  const n = <usize>stride * pageH;
+  let o = z + 2;
+  if (mode == 0) {
+    let left = n;
+    let p = data;
+    while (true) {
+      const take = left > <usize>65535 ? <usize>65535 : left;
+      store<u8>(o, take == left ? 1 : 0); // BFINAL, BTYPE 00
+      store<u16>(o, <u16>take, 1);
+      store<u16>(o, <u16>~take, 3);
+      memory.copy(o + 5, p, take);
+      o += 5 + take;
+      p += take;
+      left -= take;
+      if (left == 0) break;
+    }
+  } else {
+    o = deflateRuns(data, n, o);
+  }
+  be32(o, adler32(data, n));
+  o += 4;
+  const len = <u32>(o - z);
+  be32(idat, len);
+  be32(o, crc32(idat + 4, len + 4));
+  o += 4;
+  // §11.2.5 IEND.
+  be32(o, 0);
+  store<u32>(o + 4, 0x444e4549); // "IEND"
+  be32(o + 8, 0xae426082);
+  return o + 12 - out;
+}
+
+function deflateRuns(data: usize, n: usize, o: usize): usize {
+  const bitsT = tablesPtr + MATCH_BITS;
+  const countT = tablesPtr + MATCH_COUNT;
+  const litT = tablesPtr + LIT_BITS;
+  const litN = tablesPtr + LIT_COUNT;
+  let acc: u64 = 3; // BFINAL 1, BTYPE 01 (fixed Huffman)
+  let nb: u32 = 3;
+  let i: usize = 0;
+  let prev: u32 = 0x100; // no byte yet
+  while (i < n) {
+    const b = <u32>load<u8>(data + i);
+    if (b == prev) {
+      // A run of the previous byte: extend it eight bytes at a time, up to 258.
+      const limit = n - i < 258 ? n : i + 258;
+      const pattern = <u64>b * 0x0101010101010101;
+      let j = i + 1;
+      while (j + 8 <= limit && load<u64>(data + j) == pattern) j += 8;
+      while (j < limit && <u32>load<u8>(data + j) == b) j++;
+      const len = <u32>(j - i);
+      if (len >= 3) {
+        acc |= (<u64>load<u32>(bitsT + ((<usize>len) << 2))) << nb;
+        nb += load<u32>(countT + ((<usize>len) << 2));
+        i = j;
+      } else {
+        // One or two repeats: literals.
+        acc |= (<u64>load<u32>(litT + ((<usize>b) << 2))) << nb;
+        nb += load<u32>(litN + ((<usize>b) << 2));
+        i++;
+      }
+    } else {
+      acc |= (<u64>load<u32>(litT + ((<usize>b) << 2))) << nb;
+      nb += load<u32>(litN + ((<usize>b) << 2));
+      prev = b;
+      i++;
+    }
+    if (nb >= 32) {
+      store<u32>(o, <u32>acc);
+      o += 4;
+      acc >>= 32;
+      nb -= 32;
+    }
+  }
+  nb += 7; // end of block: symbol 256, seven zero bits
+  while (nb > 0) {
+    store<u8>(o, <u8>acc);
+    o++;
+    acc >>= 8;
+    nb = nb > 8 ? nb - 8 : 0;
+  }
+  return o;
+}
