@@ -131,14 +131,15 @@ export function createHandler(options: HandlerOptions = {}): FetchHandler {
   return async (request) => {
     try {
       const url = new URL(request.url);
-      const route = routes[url.pathname];
+      // Own keys only: a path or method such as `constructor` must not reach Object.prototype.
+      const route = Object.hasOwn(routes, url.pathname) ? routes[url.pathname] : undefined;
       if (!route)
         throw new HttpError(
           404,
           'not_found',
           `no route ${url.pathname}; routes: ${Object.keys(routes).join(', ')}`,
         );
-      const run = route[request.method];
+      const run = Object.hasOwn(route, request.method) ? route[request.method] : undefined;
       if (!run) {
         const allow = Object.keys(route).join(', ');
         throw new HttpError(

@@ -296,6 +296,13 @@ describe('documented error statuses', () => {
     });
   }
 
+  it('never routes to Object.prototype keys', async () => {
+    const method = await handler(new Request(BASE + '/v1/health', { method: 'constructor' }));
+    expect(method.status).toBe(405);
+    const path = await handler(new Request(BASE + '/constructor'));
+    expect(path.status).toBe(404);
+  });
+
   it('names the allowed methods in the Allow header on 405', async () => {
     const response = await handler(new Request(BASE + '/v1/render', { method: 'PUT', body: '{}' }));
     expect(response.status).toBe(405);
