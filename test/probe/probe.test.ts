@@ -6,7 +6,10 @@
  * The shared test/helpers/provider-server.ts has no token-counting endpoints, which the probe needs
  * (billed image tokens = input − question alone), so this file runs its own small fake.
  */
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -264,6 +267,31 @@ describe('glyphfold probe (command)', () => {
     const openai = io();
     expect(await runProbeCli(['--model', 'gpt-5.1'], openai, {})).toBe(2);
     expect(openai.err()).toContain('OPENAI_API_KEY');
+  });
+
+  it('refuses gateway routes without --base-url, naming the route', async () => {
+    await expect(
+      runProbeCli(['--model', 'us.anthropic.claude-haiku-4-5-20251001-v1:0'], io(), {
+        ANTHROPIC_API_KEY: 'x',
+      }),
+    ).rejects.toThrow(/not implemented: probing through the bedrock route/);
+  });
+
+  it('--out writes the JSON results relative to the working directory', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'glyphfold-probe-'));
+    try {
+      const cli = { ...io(), cwd: dir };
+      const code = await runProbeCli(
+        ['--model', 'claude-sonnet-4-5', '--base-url', url, '--needles', '4', '--out', 'r.json'],
+        cli,
+        { ANTHROPIC_API_KEY: 't' },
+      );
+      expect(code).toBe(0);
+      const [result] = JSON.parse(await readFile(join(dir, 'r.json'), 'utf8')) as { needles: unknown[] }[];
+      expect(result!.needles).toHaveLength(4);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('refuses Gemini explicitly', async () => {
