@@ -1,28 +1,14 @@
 /**
  * Every route and every documented status of the serverless handler, called directly with Fetch
- * `Request`s (the same objects an edge runtime passes). The Node adapter has its own test.
+ * `Request`s (the same objects an edge runtime passes). The error table lives in cases.ts and also
+ * runs over HTTP through the Node adapter.
  */
 import { describe, expect, it } from 'vitest';
 import { decode as decodePng } from 'fast-png';
 import { decode, normalize } from '../../src/render/index.js';
 import { createHandler, handler, DEFAULT_LIMITS } from '../../src/serverless/index.js';
-import {
-  GUESSED_VISION_MODEL,
-  NO_VISION_MODEL,
-  TRANSCRIPT_MESSAGES,
-  UNKNOWN_MODEL,
-  VISION_MODEL,
-} from './fixtures.js';
-
-const BASE = 'http://glyphfold.test';
-
-function post(body: unknown, init: { path?: string; headers?: Record<string, string>; raw?: boolean } = {}) {
-  return new Request(BASE + (init.path ?? '/v1/render'), {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...init.headers },
-    body: init.raw ? (body as string) : JSON.stringify(body),
-  });
-}
+import { GUESSED_VISION_MODEL, TRANSCRIPT_MESSAGES, UNKNOWN_MODEL, VISION_MODEL } from './fixtures.js';
+import { BASE, ERROR_CASES, post } from './cases.js';
 
 async function errorOf(response: Response): Promise<{ status: number; code: string; message: string }> {
   expect(response.headers.get('content-type')).toMatch(/^application\/json/);
@@ -150,146 +136,9 @@ describe('POST /v1/render', () => {
 });
 
 describe('documented error statuses', () => {
-  const cases: {
-    name: string;
-    request: () => Request;
-    status: number;
-    code: string;
-    handler?: typeof handler;
-  }[] = [
-    {
-      name: 'unknown route',
-      request: () => new Request(BASE + '/v1/nothing'),
-      status: 404,
-      code: 'not_found',
-    },
-    {
-      name: 'wrong method on render',
-      request: () => new Request(BASE + '/v1/render'),
-      status: 405,
-      code: 'method_not_allowed',
-    },
-    {
-      name: 'wrong method on health',
-      request: () => new Request(BASE + '/v1/health', { method: 'DELETE' }),
-      status: 405,
-      code: 'method_not_allowed',
-    },
-    { name: 'bad JSON', request: () => post('{"text": "a", ', { raw: true }), status: 400, code: 'bad_json' },
-    { name: 'empty body', request: () => post('', { raw: true }), status: 400, code: 'bad_json' },
-    {
-      name: 'invalid UTF-8',
-      request: () =>
-        new Request(BASE + '/v1/render', { method: 'POST', body: new Uint8Array([0x7b, 0xff, 0x7d]) }),
-      status: 400,
-      code: 'bad_json',
-    },
-    { name: 'JSON that is not an object', request: () => post([1, 2]), status: 400, code: 'bad_request' },
-    { name: 'missing model', request: () => post({ text: 'hi' }), status: 400, code: 'bad_request' },
-    {
-      name: 'text not a string',
-      request: () => post({ text: 5, model: VISION_MODEL }),
-      status: 400,
-      code: 'bad_request',
-    },
-    {
-      name: 'both text and transcript',
-      request: () => post({ text: 'a', transcript: 'b', model: VISION_MODEL }),
-      status: 400,
-      code: 'bad_request',
-    },
-    {
-      name: 'bad cell',
-      request: () => post({ text: 'a', model: VISION_MODEL, cell: '7x7' }),
-      status: 400,
-      code: 'bad_request',
-    },
-    {
-      name: 'bad scale',
-      request: () => post({ text: 'a', model: VISION_MODEL, scale: 1.5 }),
-      status: 400,
-      code: 'bad_request',
-    },
-    {
-      name: 'unknown field',
-      request: () => post({ text: 'a', model: VISION_MODEL, colour: 'red' }),
-      status: 400,
-      code: 'bad_request',
-    },
-    {
-      name: 'bad page number',
-      request: () => post({ text: 'a', model: VISION_MODEL }, { path: '/v1/render?page=0' }),
-      status: 400,
-      code: 'bad_request',
-    },
-    {
-      name: 'not JSON content type',
-      request: () =>
-        post('text=a', { raw: true, headers: { 'content-type': 'application/x-www-form-urlencoded' } }),
-      status: 415,
-      code: 'unsupported_media_type',
-    },
-    {
-      name: 'oversized body (Content-Length)',
-      request: () => post({ text: 'x'.repeat(DEFAULT_LIMITS.maxBodyBytes), model: VISION_MODEL }),
-      status: 413,
-      code: 'body_too_large',
-    },
-    {
-      name: 'text over the character limit',
-      request: () => post({ text: 'x'.repeat(2_000), model: VISION_MODEL }),
-      handler: createHandler({ limits: { maxTextChars: 1_000 } }),
-      status: 413,
-      code: 'text_too_long',
-    },
-    {
-      name: 'more pages than allowed',
-      request: () => post({ text: 'word '.repeat(60_000), model: VISION_MODEL }),
-      handler: createHandler({ limits: { maxPages: 1 } }),
-      status: 413,
-      code: 'too_many_pages',
-    },
-    {
-      name: 'empty text',
-      request: () => post({ text: '', model: VISION_MODEL }),
-      status: 422,
-      code: 'empty_text',
-    },
-    {
-      name: 'whitespace-only text',
-      request: () => post({ text: ' \t\r\n\n  ', model: VISION_MODEL }),
-      status: 422,
-      code: 'empty_text',
-    },
-    {
-      name: 'unknown model',
-      request: () => post({ text: 'a', model: UNKNOWN_MODEL }),
-      status: 422,
-      code: 'unknown_model',
-    },
-    {
-      name: 'model without vision',
-      request: () => post({ text: 'a', model: NO_VISION_MODEL }),
-      status: 422,
-      code: 'no_vision',
-    },
-    {
-      name: 'unreadable transcript',
-      request: () => post({ transcript: 'this is not a transcript {', model: VISION_MODEL }),
-      status: 422,
-      code: 'bad_transcript',
-    },
-    {
-      name: 'page past the end',
-      request: () => post({ text: 'a', model: VISION_MODEL }, { path: '/v1/render?page=2' }),
-      status: 422,
-      code: 'page_out_of_range',
-    },
-  ];
-
-  for (const c of cases) {
+  for (const c of ERROR_CASES) {
     it(`${c.name} → ${c.status} ${c.code}`, async () => {
-      const response = await (c.handler ?? handler)(c.request());
+      const response = await (c.limits ? createHandler({ limits: c.limits }) : handler)(c.request());
       const error = await errorOf(response);
       expect(error).toMatchObject({ status: c.status, code: c.code });
       expect(error.message.length).toBeGreaterThan(10);

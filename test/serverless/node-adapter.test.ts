@@ -4,7 +4,8 @@ import { request as httpRequest } from 'node:http';
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serve, type RunningServer } from '../../src/adapters/node.js';
-import { createHandler } from '../../src/serverless/index.js';
+import { createHandler, type Limits } from '../../src/serverless/index.js';
+import { BASE, ERROR_CASES } from './cases.js';
 import { VISION_MODEL } from './fixtures.js';
 
 let server: RunningServer;
@@ -112,4 +113,33 @@ describe('glyphfold serve', () => {
     expect(code).toBe(2);
     expect(err).toContain("--port must be an integer ≥ 0, found 'eighty'");
   });
+});
+
+describe('documented error statuses over HTTP (the same table as handler.test.ts)', () => {
+  const servers = new Map<string, Promise<RunningServer>>();
+  const serverFor = (limits: Partial<Limits> | undefined) => {
+    const key = JSON.stringify(limits ?? {});
+    let running = servers.get(key);
+    if (!running) servers.set(key, (running = serve(createHandler(limits ? { limits } : {}), { port: 0 })));
+    return running;
+  };
+  afterAll(async () => {
+    for (const running of servers.values()) await (await running).close();
+  });
+
+  for (const c of ERROR_CASES) {
+    it(`${c.name} → ${c.status} ${c.code}`, async () => {
+      const running = await serverFor(c.limits);
+      const request = c.request();
+      const hasBody = request.method !== 'GET' && request.method !== 'HEAD';
+      const response = await fetch(running.url + request.url.slice(BASE.length), {
+        method: request.method,
+        headers: request.headers,
+        ...(hasBody ? { body: await request.arrayBuffer() } : {}),
+      });
+      expect(response.status).toBe(c.status);
+      expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(((await response.json()) as { error: { code: string } }).error.code).toBe(c.code);
+    });
+  }
 });
