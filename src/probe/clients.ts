@@ -59,7 +59,11 @@ async function counted(
 }
 
 export function anthropicClient(options: ClientOptions): ProviderClient {
-  const client = new Anthropic({ apiKey: options.apiKey, baseURL: options.baseURL ?? null, maxRetries: 1 });
+  const client = new Anthropic({
+    apiKey: options.apiKey,
+    ...(options.baseURL !== undefined ? { baseURL: options.baseURL } : {}),
+    maxRetries: 1,
+  });
   return {
     provider: 'anthropic',
     async ask(call) {
@@ -106,7 +110,11 @@ export function anthropicClient(options: ClientOptions): ProviderClient {
 }
 
 export function openaiClient(options: ClientOptions): ProviderClient {
-  const client = new OpenAI({ apiKey: options.apiKey, baseURL: options.baseURL ?? null, maxRetries: 1 });
+  const client = new OpenAI({
+    apiKey: options.apiKey,
+    ...(options.baseURL !== undefined ? { baseURL: options.baseURL } : {}),
+    maxRetries: 1,
+  });
   return {
     provider: 'openai',
     async ask(call) {
