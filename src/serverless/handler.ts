@@ -125,7 +125,12 @@ export function createHandler(options: HandlerOptions = {}): FetchHandler {
     '/v1/render': {
       POST: (request, url) => renderRoute(request, url, limits, options.allowGuess ?? false, shapes),
     },
-    '/v1/health': { GET: async () => json({ ok: true, limits }) },
+    '/v1/health': {
+      GET: async () => json({ ok: true, limits }),
+      // Load balancers probe with HEAD: same status and headers, no body.
+      HEAD: async () =>
+        new Response(null, { status: 200, headers: { 'content-type': 'application/json; charset=utf-8' } }),
+    },
   };
 
   return async (request) => {

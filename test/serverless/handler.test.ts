@@ -22,6 +22,12 @@ const TEXT =
   'def main():\n\tprint("hello, pages")\n\n' + 'The quick brown fox jumps over the lazy dog. '.repeat(40);
 
 describe('GET /v1/health', () => {
+  it('answers HEAD with 200 and no body', async () => {
+    const response = await handler(new Request(BASE + '/v1/health', { method: 'HEAD' }));
+    expect(response.status).toBe(200);
+    expect(response.body).toBeNull();
+  });
+
   it('answers 200 with the limits in force', async () => {
     const response = await handler(new Request(BASE + '/v1/health'));
     expect(response.status).toBe(200);

@@ -67,7 +67,7 @@ describe('node adapter', () => {
   it('passes 405 with its Allow header through', async () => {
     const response = await fetch(server.url + '/v1/health', { method: 'POST', body: '{}' });
     expect(response.status).toBe(405);
-    expect(response.headers.get('allow')).toBe('GET');
+    expect(response.headers.get('allow')).toBe('GET, HEAD');
   });
 });
 
