@@ -1,7 +1,7 @@
 import { mkdir, readdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { CELL_NAMES, render, type CellName, type Compression } from '../render/index.js';
+import { CELL_NAMES, countPages, render, type CellName, type Compression } from '../render/index.js';
 import { UsageError, type CliIO, type Command } from './command.js';
 
 const usage = `usage: glyphfold render [FILE|-] --shape WxH [--cell 4x6|5x8|6x10] [--scale N] --out DIR [--json]
@@ -18,6 +18,7 @@ Existing page-NNN.png files in DIR are replaced. Prints pages, characters, escap
 `;
 
 const PAGE_FILE = /^page-\d{3,}\.png$/;
+const PROGRESS_MIN_PAGES = 20;
 
 /** Parses 'WxH' into a shape; the renderer checks the ranges. */
 export function parseShape(value: string): { width: number; height: number } {
@@ -78,7 +79,10 @@ export const renderCommand: Command = {
     for (const entry of await readdir(outDir)) if (PAGE_FILE.test(entry)) await unlink(join(outDir, entry));
 
     const files: string[] = [];
-    const started = Date.now();
+    // Progress only on a terminal and only for runs long enough to need it; the layout-only count is
+    // cheap next to drawing and deflating.
+    const total = io.isTTY ? countPages(text, { shape, cell, scale }).pages : 0;
+    const progress = total >= PROGRESS_MIN_PAGES;
     const result = await render(text, {
       shape,
       cell,
@@ -88,10 +92,10 @@ export const renderCommand: Command = {
         const file = pageName(index);
         await writeFile(join(outDir, file), page.png);
         files.push(file);
-        if (io.isTTY && Date.now() - started > 250) io.stderr.write(`\rrendering: page ${index + 1}…`);
+        if (progress) io.stderr.write(`\rrendering page ${index + 1}/${total}`);
       },
     });
-    if (io.isTTY && Date.now() - started > 250) io.stderr.write('\r\x1b[K');
+    if (progress) io.stderr.write('\r\x1b[K');
 
     if (values.json) {
       const pages = result.pages.map((p, i) => ({

@@ -233,6 +233,15 @@ class Layout {
   }
 }
 
+function checkArgs(fn: string, text: unknown, options: unknown): void {
+  if (typeof text !== 'string') {
+    throw new TypeError(`${fn}: expected text to be a string, found ${text === null ? 'null' : typeof text}`);
+  }
+  if (typeof options !== 'object' || options === null) {
+    throw new TypeError(`${fn}: expected options { shape, cell?, scale? }, found ${String(options)}`);
+  }
+}
+
 /** Writes the cells of `U+XXXX` (§3) for `codePoint` into `cells`; returns how many. */
 function spellEscape(codePoint: number, cells: Uint16Array, starts: Uint8Array): number {
   const digits = codePoint > 0xfffff ? 6 : codePoint > 0xffff ? 5 : 4;
@@ -307,11 +316,7 @@ export function countPages(
   text: string,
   options: LayoutOptions,
 ): { pages: number; chars: number; escapes: number } {
-  if (typeof text !== 'string') {
-    throw new TypeError(
-      `countPages: expected text to be a string, found ${text === null ? 'null' : typeof text}`,
-    );
-  }
+  checkArgs('countPages', text, options);
   const g = pageGeometry(options.shape, options.cell, options.scale);
   const layout = new Layout(text, atlasFor(g.cell), g, undefined);
   let pages = 0;

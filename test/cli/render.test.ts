@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { normalize } from '../../src/render/index.js';
 
-async function run(argv: string[], cwd: string, stdin = '') {
+async function run(argv: string[], cwd: string, stdin = '', isTTY = false) {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   let out = '';
@@ -20,7 +20,7 @@ async function run(argv: string[], cwd: string, stdin = '') {
     stdout,
     stderr,
     stdin: Readable.from([Buffer.from(stdin)]),
-    isTTY: false,
+    isTTY,
     cwd,
   });
   return { code, out, err };
@@ -73,6 +73,15 @@ describe('glyphfold render / decode', () => {
     expect(summary.bytes).toBe((await readFile(join(dir, 'json', 'page-001.png'))).length);
     const d = await run(['decode', 'json/page-001.png', '--cell', '5x8', '--scale', '2'], dir);
     expect(d.out).toBe('hi  there\n');
+  });
+
+  it('shows progress on a terminal for long runs only, and never on a pipe', async () => {
+    const long = await run(['render', 'in.txt', '--shape', '40x24', '--out', 'tty'], dir, '', true);
+    const pages = (await readdir(join(dir, 'tty'))).length;
+    expect(pages).toBeGreaterThanOrEqual(20);
+    expect(long.err).toContain(`\rrendering page ${pages}/${pages}`);
+    expect((await run(['render', 'in.txt', '--shape', '40x24', '--out', 'pipe'], dir)).err).toBe('');
+    expect((await run(['render', 'in.txt', '--out', 'short'], dir, '', true)).err).toBe('');
   });
 
   it('reports usage errors with exit code 2 and decode errors naming the file', async () => {

@@ -1,4 +1,6 @@
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { inflateSync } from 'node:zlib';
 import { decode as fastPngDecode, encode as fastPngEncode } from 'fast-png';
 import { describe, expect, it } from 'vitest';
@@ -54,6 +56,26 @@ describe('render', () => {
       const auto = await render(text, options);
       expect(auto.pages.map((p) => p.png)).toEqual(ts.pages.map((p) => p.png));
     }
+  });
+
+  it('falls back to the TS reference where WebAssembly is missing (node --jitless), same bytes', async () => {
+    const dist = new URL('../../dist/render/index.js', import.meta.url);
+    expect(existsSync(dist), 'dist/render/index.js is missing: run `npm run build:ts`').toBe(true);
+    const script = `
+      const r = await import(${JSON.stringify(dist.href)});
+      const out = await r.render(process.argv[1], { shape: { width: 200, height: 60 }, deflate: 'zlib' });
+      let forced = '';
+      try { await r.render('x', { shape: { width: 200, height: 60 }, engine: 'wasm' }); } catch (e) { forced = e.message; }
+      console.log(JSON.stringify({ wasm: typeof WebAssembly, forced, pngs: out.pages.map((p) => Buffer.from(p.png).toString('base64')) }));`;
+    const child = spawnSync(process.execPath, ['--jitless', '--input-type=module', '-e', script, text], {
+      encoding: 'utf8',
+    });
+    expect(child.status, child.stderr).toBe(0);
+    const result = JSON.parse(child.stdout) as { wasm: string; forced: string; pngs: string[] };
+    expect(result.wasm).toBe('undefined');
+    expect(result.forced).toBe('the WASM engine is not available in this runtime');
+    const ts = await render(text, { shape, deflate: 'zlib', engine: 'ts' });
+    expect(result.pngs).toEqual(ts.pages.map((p) => Buffer.from(p.png).toString('base64')));
   });
 
   it('gives the same bytes for the same input on every deflate path, for both compressions', async () => {
@@ -156,6 +178,12 @@ describe('render', () => {
     );
     await expect(render('x', undefined as unknown as RenderOptions)).rejects.toThrow(TypeError);
     expect(() => cellSize('9x9' as '4x6')).toThrow(RangeError);
+    expect(() => countPages('x', undefined as unknown as RenderOptions)).toThrow(
+      /countPages: expected options \{ shape, cell\?, scale\? \}, found undefined/,
+    );
+    expect(() => countPages(null as unknown as string, { shape })).toThrow(
+      /expected text to be a string, found null/,
+    );
     expect(() => decode([new Uint8Array([1, 2, 3])])).toThrow(/page 1: not a PNG/);
   });
 
