@@ -60,6 +60,8 @@ export interface RenderResponseJson {
   tokens: number;
   chars: number;
   escapes: number;
+  /** What the transcript importer noticed (repaired pairing, skipped lines); absent for text. */
+  warnings?: string[];
   profile: {
     id: string;
     normalizedId: string;
@@ -186,20 +188,20 @@ function parsePageParam(url: URL): number | undefined {
  * The text to render. Transcript support is imported on first use: most requests post text, and a
  * cold start should not pay for parsing every importer.
  */
-async function contentText(body: RenderRequestBody): Promise<string> {
-  if (body.text !== undefined) return body.text;
+async function contentText(body: RenderRequestBody): Promise<{ text: string; warnings: string[] }> {
+  if (body.text !== undefined) return { text: body.text, warnings: [] };
   const [{ importTranscript }, { formatItems }] = await Promise.all([
     import('../transcript/import/index.js'),
     import('../compaction/text.js'),
   ]);
-  let items;
+  let imported;
   try {
-    ({ items } = importTranscript(body.transcript));
+    imported = importTranscript(body.transcript);
   } catch (err) {
     throw new HttpError(422, 'bad_transcript', `transcript could not be read: ${(err as Error).message}`);
   }
   // The snapshot rung's own format, so served pages match what compaction renders.
-  return formatItems(items);
+  return { text: formatItems(imported.items), warnings: imported.warnings };
 }
 
 async function renderRoute(
@@ -219,7 +221,7 @@ async function renderRoute(
     );
   }
   const body = validateRenderBody(parseJson(await readBody(request, limits.maxBodyBytes)));
-  const text = await contentText(body);
+  const { text, warnings } = await contentText(body);
   if (text.length > limits.maxTextChars) {
     throw new HttpError(
       413,
@@ -313,6 +315,7 @@ async function renderRoute(
     tokens,
     chars: result.chars,
     escapes: result.escapes,
+    ...(warnings.length > 0 ? { warnings } : {}),
     profile: {
       id: resolved.id,
       normalizedId: resolved.normalizedId,

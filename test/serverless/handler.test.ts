@@ -85,6 +85,24 @@ describe('POST /v1/render', () => {
     }
   });
 
+  it('passes the importer warnings on with the pages', async () => {
+    const transcript = [
+      { role: 'user', content: 'list the files' },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'ls', arguments: '{}' } }],
+      },
+      { role: 'user', content: 'never mind' },
+    ];
+    const response = await handler(post({ transcript, model: VISION_MODEL }));
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { warnings?: string[] };
+    expect(body.warnings?.join('\n')).toContain('call_1');
+    const plain = (await (await handler(post({ text: 'x', model: VISION_MODEL }))).json()) as object;
+    expect(plain).not.toHaveProperty('warnings');
+  });
+
   it('returns one page as image/png with ?page=N', async () => {
     const json = (await (await handler(post({ text: TEXT, model: VISION_MODEL }))).json()) as {
       pages: { png: string }[];
