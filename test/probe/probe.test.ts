@@ -233,6 +233,15 @@ describe('probe through the real SDK clients', () => {
     expect(result.tokens.question).toBe(textTokens(counts[0]!));
   });
 
+  it('refuses more pages than one request may carry, before rendering or sending', async () => {
+    requests.length = 0;
+    const resolved = resolveProfile('claude-sonnet-4-5');
+    await expect(
+      runProbe({ resolved, client: anthropicClient({ apiKey: 'test', baseURL: url }), pages: 101 }),
+    ).rejects.toThrow(/101 pages of \d+x\d+ do not fit one claude-sonnet-4-5 request \(at most 100\)/);
+    expect(requests).toHaveLength(0);
+  });
+
   it('OpenAI: each image carries the detail the profile asks for', async () => {
     requests.length = 0;
     const resolved = resolveProfile('gpt-4o');
