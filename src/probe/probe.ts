@@ -59,12 +59,6 @@ export async function runProbe(options: ProbeOptions): Promise<ProbeResult> {
   const pageCount = options.pages ?? 1;
   const seed = options.seed ?? 1;
   const shape = bestPageShape(profile, { cell, scale, imagesInRequest: pageCount });
-  if (pageCount > shape.pagesPerRequest) {
-    throw new RangeError(
-      `${pageCount} pages of ${shape.width}x${shape.height} do not fit one ${resolved.id} request ` +
-        `(at most ${shape.pagesPerRequest}); ask for fewer pages`,
-    );
-  }
   const doc = buildDocument({
     seed,
     pages: pageCount,

@@ -238,7 +238,7 @@ describe('probe through the real SDK clients', () => {
     const resolved = resolveProfile('claude-sonnet-4-5');
     await expect(
       runProbe({ resolved, client: anthropicClient({ apiKey: 'test', baseURL: url }), pages: 101 }),
-    ).rejects.toThrow(/101 pages of \d+x\d+ do not fit one claude-sonnet-4-5 request \(at most 100\)/);
+    ).rejects.toThrow(/imagesInRequest 101 exceeds claude-sonnet-4-5's limit of 100 images per request/);
     expect(requests).toHaveLength(0);
   });
 
