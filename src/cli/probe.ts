@@ -35,7 +35,7 @@ See docs/probe.md.`;
 
 export const probeCommand: Command = {
   name: 'probe',
-  summary: 'Measure whether a model reads snapshot pages (needle recall, billed tokens)',
+  summary: 'measure whether a model reads snapshot pages (needle recall, billed tokens)',
   usage,
   async run(argv, io) {
     const { runProbeCli } = await import('./probe-run.js');

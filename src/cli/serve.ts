@@ -14,7 +14,7 @@ function positiveInt(name: string, raw: string | undefined, fallback: number, mi
 
 export const serveCommand: Command = {
   name: 'serve',
-  summary: 'Run the snapshot-rendering HTTP endpoint (POST /v1/render, GET /v1/health)',
+  summary: 'run the snapshot-rendering HTTP endpoint (POST /v1/render, GET /v1/health)',
   usage: `usage: glyphfold serve [--port N] [--host H] [--max-body BYTES] [--max-text CHARS]
                        [--max-pages N] [--allow-guess]
 
