@@ -4,7 +4,6 @@
 import { pageH, pagePtr, stride } from './blit';
 
 export let tablesPtr: usize = 0;
-let tablesReady = false;
 // Within tablesPtr: CRC-32 tables u32[8][256] (PNG spec annex D, sliced by 8); fixed-Huffman literal codes u32[256]
 // (bits, bit count); the match codes u32[259] (bits, bit count) for lengths 3..258 at distance 1.
 const CRC = 0;
@@ -51,13 +50,24 @@ function fixedLength(v: u32): u32 {
   return v < 144 ? 8 : v < 256 ? 9 : v < 280 ? 7 : 8;
 }
 
+/** Builds the encoder tables at `ptr`; prepare() calls it once per render (≈10 µs), since the
+ *  region may have held other data (a page, text) since the last render. */
 export function setTables(ptr: usize): void {
-  if (tablesReady && ptr == tablesPtr) return;
   tablesPtr = ptr;
   for (let n: u32 = 0; n < 256; n++) {
     let c = n;
     for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
     store<u32>(ptr + CRC + ((<usize>n) << 2), c);
+  }
+  // Slicing-by-8: table k advances the CRC of a byte followed by k zero bytes.
+  for (let k: usize = 1; k < 8; k++) {
+    for (let n: usize = 0; n < 256; n++) {
+      const prev = load<u32>(ptr + CRC + ((k - 1) << 10) + (n << 2));
+      store<u32>(
+        ptr + CRC + (k << 10) + (n << 2),
+        (prev >>> 8) ^ load<u32>(ptr + CRC + ((<usize>(prev & 0xff)) << 2)),
+      );
+    }
   }
   for (let v: u32 = 0; v < 256; v++) {
     store<u32>(ptr + LIT_BITS + ((<usize>v) << 2), fixedCode(v));
@@ -75,7 +85,6 @@ export function setTables(ptr: usize): void {
     store<u32>(ptr + MATCH_BITS + ((<usize>len) << 2), bits);
     store<u32>(ptr + MATCH_COUNT + ((<usize>len) << 2), n + extra + 5);
   }
-  tablesReady = true;
 }
 
 function crc32(p: usize, n: usize): u32 {

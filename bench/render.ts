@@ -265,31 +265,33 @@ const pipelineSuite: BenchSuite = {
   },
 };
 
-/** The child of `coldstart`: timestamps just before importing the built renderer and after the first PNG. */
+/** The child of `coldstart`: timestamps just before importing the built `glyphfold/render`
+ *  (dist/render/index.js) and when render() hands over the first PNG (default compression). */
 const COLDSTART_CHILD = `
+const cpu = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
+const c0 = cpu();
 const t0 = performance.now();
-const { loadWasmCore } = await import(process.argv[1] + '/render/wasm.js');
-const { encodePngSync } = await import(process.argv[1] + '/render/png.js');
-const core = await loadWasmCore();
+const { render } = await import(process.argv[1] + '/render/index.js');
+const t1 = performance.now();
+let t2 = 0;
+let c2 = 0;
 const text = 'The first page of a snapshot. '.repeat(1500);
-for (const page of core.pages(text, { width: 1568, height: 784 })) {
-  const png = encodePngSync({ width: 1568, height: 784, scanlines: page.scanlines });
-  const t1 = performance.now();
-  process.stdout.write(JSON.stringify({ importToPng: t1 - t0, bytes: png.length }));
-  break;
-}
+const result = await render(text, { shape: { width: 1568, height: 784 }, onPage: () => { if (!t2) { t2 = performance.now(); c2 = cpu(); } } });
+process.stdout.write(JSON.stringify({ importMs: t1 - t0, importToPng: t2 - t0, cpuImportToPng: c2 - c0, pages: result.pages.length }));
 `;
 
 const coldstartSuite: BenchSuite = {
   name: 'coldstart',
   async run(ctx) {
     const dist = new URL('../dist', import.meta.url).pathname;
-    if (!existsSync(`${dist}/render/wasm.js`)) {
-      ctx.log('coldstart: dist/render/wasm.js missing; run `npm run build` first');
+    if (!existsSync(`${dist}/render/index.js`)) {
+      ctx.log('coldstart: dist/render/index.js missing; run `npm run build` first');
       return [{ suite: 'coldstart', impl: 'wasm', skipped: 'dist not built (npm run build)' }];
     }
     const runs = ctx.quick ? 3 : 15;
     const inside: number[] = [];
+    const imports: number[] = [];
+    const cpus: number[] = [];
     const whole: number[] = [];
     const bare: number[] = [];
     for (let i = 0; i < runs; i++) {
@@ -299,7 +301,14 @@ const coldstartSuite: BenchSuite = {
       });
       whole.push(performance.now() - t);
       if (child.status !== 0) throw new Error(`coldstart child failed: ${child.stderr}`);
-      inside.push((JSON.parse(child.stdout) as { importToPng: number }).importToPng);
+      const timing = JSON.parse(child.stdout) as {
+        importMs: number;
+        importToPng: number;
+        cpuImportToPng: number;
+      };
+      cpus.push(timing.cpuImportToPng);
+      inside.push(timing.importToPng);
+      imports.push(timing.importMs);
       t = performance.now();
       spawnSync(process.execPath, ['-e', '0']);
       bare.push(performance.now() - t);
@@ -312,6 +321,8 @@ const coldstartSuite: BenchSuite = {
         shape: SHAPE,
         cell: CELL,
         importToFirstPngMs: round(median(inside), 1),
+        importMs: round(median(imports), 1),
+        cpuImportToFirstPngMs: round(median(cpus), 1),
         processMs: round(median(whole), 1),
         nodeBareMs: round(median(bare), 1),
         processOverBareMs: round(median(whole) - median(bare), 1),

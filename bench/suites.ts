@@ -1,7 +1,15 @@
-import { RENDER_SUITES } from './render.js';
-import type { BenchSuite } from './suite.js';
 import { importSuite } from './import.js';
+import { RENDER_SUITES } from './render.js';
+import { shapesSuite } from './shapes.js';
+import { storeSuite } from './store.js';
+import type { BenchSuite } from './suite.js';
 import { serverlessSuite } from './suites/serverless.js';
 
 /** Every suite `npm run bench` knows, in the order they run. */
-export const SUITES: readonly BenchSuite[] = [...RENDER_SUITES, importSuite, serverlessSuite];
+export const SUITES: readonly BenchSuite[] = [
+  ...RENDER_SUITES,
+  shapesSuite,
+  importSuite,
+  storeSuite,
+  serverlessSuite,
+];

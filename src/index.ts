@@ -4,4 +4,7 @@ export * from './transcript/import/index.js';
 export * from './transcript/jsonl.js';
 export * from './transcript/image-size.js';
 export * from './render/index.js';
+export * from './transcript/index.js';
+export * from './tree/index.js';
+export * from './store/index.js';
 export * from './providers/index.js';

@@ -1,9 +1,12 @@
 import type { Command } from './command.js';
 import { decodeCommand } from './decode.js';
+import { importCommand } from './import.js';
 import { probeCommand } from './probe.js';
+import { reindexCommand } from './reindex.js';
 import { renderCommand } from './render.js';
 import { serveCommand } from './serve.js';
 import { shapesCommand } from './shapes.js';
+import { treeCommand } from './tree.js';
 
 /**
  * Every subcommand, as data. Add a command by writing `src/cli/<name>.ts` that exports a `Command`
@@ -13,6 +16,9 @@ export const COMMANDS: readonly Command[] = [
   renderCommand,
   decodeCommand,
   shapesCommand,
+  importCommand,
+  treeCommand,
+  reindexCommand,
   probeCommand,
   serveCommand,
 ];

@@ -6,8 +6,10 @@
  * Edge-safe: the module bytes are embedded (generated/wasm.ts), no fs, no fetch.
  */
 import { fromBase64 } from './atlas.js';
-import { atlasBytes } from './atlases.js';
 import type { CellName } from './cells.js';
+import { ATLAS_4X6 } from './generated/atlas-4x6.js';
+import { ATLAS_5X8 } from './generated/atlas-5x8.js';
+import { ATLAS_6X10 } from './generated/atlas-6x10.js';
 import { WASM_BASE64 } from './generated/wasm.js';
 import { pageGeometry } from './geometry.js';
 
@@ -92,6 +94,20 @@ interface WebAssemblyApi {
   Instance: new (module: object, imports: object) => { exports: object };
 }
 const wasmApi = (globalThis as unknown as { WebAssembly: WebAssemblyApi }).WebAssembly;
+
+/** The raw atlases: the core builds its own tables from them, so the decoded JS atlas (atlases.ts,
+ *  a 64 K-entry lookup per cell) is not needed on this path and a cold start skips it. */
+const ATLAS_SOURCES: Record<CellName, string> = { '4x6': ATLAS_4X6, '5x8': ATLAS_5X8, '6x10': ATLAS_6X10 };
+const atlasCache = new Map<CellName, Uint8Array>();
+
+function atlasBytes(cell: CellName): Uint8Array {
+  let bytes = atlasCache.get(cell);
+  if (!bytes) {
+    bytes = fromBase64(ATLAS_SOURCES[cell]);
+    atlasCache.set(cell, bytes);
+  }
+  return bytes;
+}
 
 let moduleBytes: Uint8Array | undefined;
 let compiled: Promise<object> | undefined;

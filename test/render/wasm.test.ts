@@ -1,10 +1,11 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { inflateSync } from 'node:zlib';
+import { crc32, inflateSync } from 'node:zlib';
 import { decode as decodePng } from 'fast-png';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CELL_NAMES, CELLS, type CellName } from '../../src/render/cells.js';
 import { WASM_BASE64, WASM_BYTES } from '../../src/render/generated/wasm.js';
+import { encodePngSync } from '../../src/render/png.js';
 import { countPages, renderScanlines } from '../../src/render/reference.js';
 import { loadWasmCore, loadWasmCoreSync, type WasmCore } from '../../src/render/wasm.js';
 
@@ -198,6 +199,21 @@ describe('wasm core vs the TS reference (byte-identical scanlines)', () => {
   });
 });
 
+/** Checks every chunk's CRC (PNG spec §5.3) with zlib's CRC-32, independent of the core's. */
+function expectChunkCrcs(png: Uint8Array): void {
+  const view = new DataView(png.buffer, png.byteOffset, png.byteLength);
+  const types: string[] = [];
+  for (let at = 8; at < png.length;) {
+    const length = view.getUint32(at);
+    types.push(Buffer.from(png.subarray(at + 4, at + 8)).toString('latin1'));
+    expect(view.getUint32(at + 8 + length), `CRC of ${types.at(-1)}`).toBe(
+      crc32(png.subarray(at + 4, at + 8 + length)),
+    );
+    at += 12 + length;
+  }
+  expect(types).toEqual(['IHDR', 'IDAT', 'IEND']);
+}
+
 describe('PNG encoded in the core', () => {
   it('gives valid PNGs (fast-png decodes them, zlib inflates the IDAT to the scanlines) in both modes', async () => {
     const core = await loadWasmCore();
@@ -213,12 +229,30 @@ describe('PNG encoded in the core', () => {
           const png = page.png(mode);
           const img = decodePng(png);
           expect([img.width, img.height, img.depth, img.channels]).toEqual([s.width, s.height, 1, 1]);
+          expectChunkCrcs(png);
           const idatLength = new DataView(png.buffer, png.byteOffset).getUint32(33);
           expect(Buffer.compare(inflateSync(png.subarray(41, 41 + idatLength)), page.scanlines)).toBe(0);
           expect(Buffer.compare(png, page.png(mode))).toBe(0); // deterministic
           pages++;
         }
         expect(pages).toBeGreaterThan(0);
+      }
+    }
+  });
+
+  it("'stored' gives the same bytes as png.ts 'fastest' on every path, so render() may use either", async () => {
+    const core = await loadWasmCore();
+    const text = 'Stored blocks, maximal size. '.repeat(3000);
+    for (const s of [
+      { width: 1568, height: 784 },
+      { width: 3001, height: 999, cell: '5x8' as const, scale: 2 },
+    ]) {
+      for (const page of core.pages(text, s)) {
+        const mine = page.png('stored');
+        for (const path of ['zlib', 'fflate'] as const) {
+          const image = { width: s.width, height: s.height, scanlines: page.scanlines };
+          expect(Buffer.compare(mine, encodePngSync(image, { compression: 'fastest', path }))).toBe(0);
+        }
       }
     }
   });

@@ -1,0 +1,86 @@
+/**
+ * The workspace database: an index of conversations, agent histories, tips, checkpoints and fork
+ * lineage. The logs are the source of truth; `reindex` rebuilds all of this from them.
+ *
+ * Migrations are an ordered array whose index + 1 is the schema version (`PRAGMA user_version`);
+ * `openDatabase` applies the missing ones in one transaction, so setup is lazy and idempotent.
+ */
+import Database from 'better-sqlite3';
+
+export const DB_MIGRATIONS: readonly string[] = [
+  `CREATE TABLE conversations (
+     id TEXT PRIMARY KEY,
+     created TEXT NOT NULL,
+     forked_from_conversation TEXT,
+     forked_from_agent TEXT,
+     forked_from_tip TEXT
+   );
+   CREATE INDEX conversations_forked_from ON conversations (forked_from_conversation);
+   CREATE TABLE histories (
+     conversation TEXT NOT NULL,
+     agent TEXT NOT NULL,
+     created TEXT NOT NULL,
+     tip TEXT,
+     turn INTEGER NOT NULL,
+     items INTEGER NOT NULL,
+     lines INTEGER NOT NULL,
+     head TEXT,
+     PRIMARY KEY (conversation, agent)
+   );
+   CREATE TABLE checkpoints (
+     conversation TEXT NOT NULL,
+     agent TEXT NOT NULL,
+     label TEXT NOT NULL,
+     at TEXT,
+     turn INTEGER NOT NULL,
+     time TEXT NOT NULL,
+     files TEXT NOT NULL,
+     PRIMARY KEY (conversation, agent, label)
+   );`,
+];
+
+export interface HistoryRow {
+  conversation: string;
+  agent: string;
+  created: string;
+  tip: string | null;
+  turn: number;
+  items: number;
+  /** Committed lines in the log (header included) when the row was written. */
+  lines: number;
+  /** Hash of the last committed line then: detects a log truncated or rewritten behind our back. */
+  head: string | null;
+}
+
+export interface ConversationRow {
+  id: string;
+  created: string;
+  forked_from_conversation: string | null;
+  forked_from_agent: string | null;
+  forked_from_tip: string | null;
+}
+
+export type Db = Database.Database;
+export type Statement = Database.Statement;
+
+export function openDatabase(file: string): Db {
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  // The logs carry durability; the index may lag them by a commit after a crash and is checked on open.
+  db.pragma('synchronous = NORMAL');
+  db.pragma('busy_timeout = 10000');
+  const version = db.pragma('user_version', { simple: true }) as number;
+  if (version > DB_MIGRATIONS.length)
+    throw new Error(
+      `${file}: database schema version ${version} is newer than this code knows (${DB_MIGRATIONS.length})`,
+    );
+  if (version < DB_MIGRATIONS.length) {
+    db.transaction(() => {
+      // Re-read inside the write transaction: another process may have migrated meanwhile.
+      const now = db.pragma('user_version', { simple: true }) as number;
+      for (let v = now; v < DB_MIGRATIONS.length; v++) db.exec(DB_MIGRATIONS[v]!);
+      db.pragma(`user_version = ${DB_MIGRATIONS.length}`);
+    }).immediate();
+  }
+  return db;
+}

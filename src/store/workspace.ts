@@ -1,0 +1,509 @@
+/**
+ * The workspace on disk:
+ *
+ *   <dir>/workspace.db                      SQLite index (conversations, histories, tips, checkpoints, lineage)
+ *   <dir>/logs/<conversation>/<agent>.jsonl one log per conversation-and-agent: the source of truth
+ *   <dir>/logs/<conversation>/<agent>.lock  the writer's pid while a history is open for writing
+ *   <dir>/blobs/<xx>/<sha256>               file snapshots of checkpoints
+ *
+ * Opening a history reads its own log and one database row, nothing else, so it costs the same in a
+ * workspace of one conversation or of thousands.
+ */
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { Checkpoint, LogEntry, LogHeader, LogProblem, Lineage, ParsedLog } from '../transcript/log.js';
+import { encodeEntries, LOG_VERSION } from '../transcript/log.js';
+import type {
+  BlobStore,
+  ConversationInfo,
+  HistoryBackend,
+  HistoryWorkspace,
+  LoadedLog,
+} from '../tree/backend.js';
+import { AgentHistory, type HistoryOptions } from '../tree/history.js';
+import { applyEntry, emptyState } from '../tree/state.js';
+import { diskBlobs } from './blobs.js';
+import { openDatabase, type ConversationRow, type Db, type HistoryRow, type Statement } from './db.js';
+import { validateId } from './ids.js';
+import { acquireLock } from './lock.js';
+import { createLog, LogAppender, readLog, setAsideTail } from './logfile.js';
+
+/** A log with damage in its committed part (tampering, truncation) was opened for writing. */
+export class LogIntegrityError extends Error {
+  override name = 'LogIntegrityError';
+  constructor(
+    message: string,
+    readonly problems: readonly LogProblem[],
+  ) {
+    super(message);
+  }
+}
+
+export interface OpenHistoryOptions extends HistoryOptions {
+  /** Open without the writer lock; every write throws. Damage is reported, never refused. */
+  readOnly?: boolean;
+  /** Open for writing even though the committed part of the log is damaged (problems stay reported). */
+  acceptDamage?: boolean;
+}
+
+export interface ReindexReport {
+  conversations: number;
+  histories: number;
+  items: number;
+  /** Problems per log, with line numbers. */
+  problems: { conversation: string; agent: string; problems: LogProblem[] }[];
+  /** Entries under `logs/` that are not valid conversation or agent names (left alone). */
+  skipped: string[];
+}
+
+/** Problems that mean the committed part of a log is not what was written (a crash never causes them). */
+const DAMAGE: ReadonlySet<LogProblem['kind']> = new Set([
+  'header',
+  'malformed',
+  'chain',
+  'invalid',
+  'truncated',
+  'version',
+  'reference',
+]);
+
+interface Summary {
+  tip: string | null;
+  turn: number;
+  items: number;
+  checkpoints: Checkpoint[];
+}
+
+function summarize(parsed: ParsedLog): Summary {
+  const state = emptyState();
+  const ignored: LogProblem[] = [];
+  for (const { line, entry } of parsed.entries) applyEntry(state, entry, line, ignored);
+  return {
+    tip: state.tip,
+    turn: state.turn,
+    items: state.order.length,
+    checkpoints: [...state.checkpoints.values()],
+  };
+}
+
+export class Workspace implements HistoryWorkspace {
+  private database: Db | undefined;
+  private prepared: { db: Db; updateHistory: Statement; upsertCheckpoint: Statement } | undefined;
+  private readonly blobStore: BlobStore;
+
+  private constructor(
+    /** The workspace directory. */
+    readonly dir: string,
+    private readonly options: HistoryOptions,
+  ) {
+    this.blobStore = diskBlobs(join(dir, 'blobs'));
+  }
+
+  /** Opens (creating when missing) the workspace in `dir`. The database is set up on first use. */
+  static open(dir: string, options: HistoryOptions = {}): Workspace {
+    mkdirSync(join(dir, 'logs'), { recursive: true });
+    return new Workspace(dir, options);
+  }
+
+  /** @internal lazily opened, migrated, WAL. */
+  get db(): Db {
+    this.database ??= openDatabase(join(this.dir, 'workspace.db'));
+    return this.database;
+  }
+
+  get blobs(): BlobStore {
+    return this.blobStore;
+  }
+
+  /** Where the log of `agent` in `conversation` lives (ids validated). */
+  logPath(conversation: string, agent: string): string {
+    return join(
+      this.dir,
+      'logs',
+      validateId('conversation', conversation),
+      `${validateId('agent', agent)}.jsonl`,
+    );
+  }
+
+  /**
+   * Opens the history of `agent` in `conversation`, creating both when new. For writing (the default),
+   * takes the writer lock: a second writer gets `HistoryLockedError`. Close it to release the lock.
+   */
+  history(conversation: string, agent = 'main', options: OpenHistoryOptions = {}): AgentHistory {
+    const backend = new DiskBackend(this, conversation, agent, {
+      readOnly: options.readOnly ?? false,
+      acceptDamage: options.acceptDamage ?? false,
+    });
+    try {
+      return new AgentHistory(backend, { ...this.options, ...options });
+    } catch (err) {
+      backend.close();
+      throw err;
+    }
+  }
+
+  /** The conversation `id`, or `undefined` when it has no history. One indexed lookup. */
+  conversation(id: string): ConversationInfo | undefined {
+    validateId('conversation', id);
+    let row = this.db.prepare('SELECT * FROM conversations WHERE id = ?').get(id) as
+      ConversationRow | undefined;
+    if (!row && existsSync(join(this.dir, 'logs', id))) {
+      // A crash between creating a log and indexing it: index this one conversation from its logs.
+      this.indexConversation(id);
+      row = this.db.prepare('SELECT * FROM conversations WHERE id = ?').get(id) as
+        ConversationRow | undefined;
+    }
+    if (!row) return undefined;
+    const agents = (
+      this.db.prepare('SELECT agent FROM histories WHERE conversation = ? ORDER BY agent').all(id) as {
+        agent: string;
+      }[]
+    ).map((r) => r.agent);
+    return {
+      id,
+      created: row.created,
+      agents,
+      ...(row.forked_from_conversation !== null
+        ? {
+            forkedFrom: {
+              conversation: row.forked_from_conversation,
+              agent: row.forked_from_agent ?? 'main',
+              tip: row.forked_from_tip,
+            },
+          }
+        : {}),
+    };
+  }
+
+  /** Ids of all indexed conversations, sorted. */
+  conversations(): string[] {
+    return (this.db.prepare('SELECT id FROM conversations ORDER BY id').all() as { id: string }[]).map(
+      (r) => r.id,
+    );
+  }
+
+  /** Conversations forked from `id`. */
+  forksOf(id: string): string[] {
+    return (
+      this.db
+        .prepare('SELECT id FROM conversations WHERE forked_from_conversation = ? ORDER BY id')
+        .all(id) as { id: string }[]
+    ).map((r) => r.id);
+  }
+
+  /** Rebuilds the database from the logs (which stay untouched) and reports what each log holds. */
+  reindex(): ReindexReport {
+    const report: ReindexReport = { conversations: 0, histories: 0, items: 0, problems: [], skipped: [] };
+    const logsDir = join(this.dir, 'logs');
+    const parsedAll: { conversation: string; agent: string; parsed: ParsedLog }[] = [];
+    for (const conv of readdirSync(logsDir, { withFileTypes: true })) {
+      if (!conv.isDirectory()) continue;
+      try {
+        validateId('conversation', conv.name);
+      } catch {
+        report.skipped.push(`logs/${conv.name}`);
+        continue;
+      }
+      for (const file of readdirSync(join(logsDir, conv.name))) {
+        if (!file.endsWith('.jsonl')) continue;
+        const agent = file.slice(0, -'.jsonl'.length);
+        try {
+          validateId('agent', agent);
+        } catch {
+          report.skipped.push(`logs/${conv.name}/${file}`);
+          continue;
+        }
+        const parsed = readLog(join(logsDir, conv.name, file));
+        parsedAll.push({ conversation: conv.name, agent, parsed });
+        if (parsed.problems.length > 0)
+          report.problems.push({ conversation: conv.name, agent, problems: parsed.problems });
+      }
+    }
+    this.db.transaction(() => {
+      this.db.exec('DELETE FROM checkpoints; DELETE FROM histories; DELETE FROM conversations;');
+      const seen = new Set<string>();
+      for (const { conversation, agent, parsed } of parsedAll) {
+        const s = this.indexHistory(conversation, agent, parsed);
+        if (!seen.has(conversation)) seen.add(conversation);
+        report.histories++;
+        report.items += s.items;
+      }
+      report.conversations = seen.size;
+    })();
+    return report;
+  }
+
+  /** Closes the database. Histories opened from this workspace must be closed by their holders. */
+  close(): void {
+    this.database?.close();
+    this.database = undefined;
+  }
+
+  private indexConversation(id: string): void {
+    const dir = join(this.dir, 'logs', id);
+    this.db.transaction(() => {
+      for (const file of readdirSync(dir)) {
+        if (!file.endsWith('.jsonl')) continue;
+        const agent = file.slice(0, -'.jsonl'.length);
+        try {
+          validateId('agent', agent);
+        } catch {
+          continue;
+        }
+        this.indexHistory(id, agent, readLog(join(dir, file)));
+      }
+    })();
+  }
+
+  /** @internal writes the rows for one parsed log (caller holds a transaction). */
+  indexHistory(conversation: string, agent: string, parsed: ParsedLog): Summary {
+    const s = summarize(parsed);
+    const header = parsed.header;
+    const created = header?.created ?? new Date(0).toISOString();
+    const lineage = header?.forkedFrom;
+    const db = this.db;
+    db.prepare(
+      `INSERT INTO conversations (id, created, forked_from_conversation, forked_from_agent, forked_from_tip)
+       VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (id) DO UPDATE SET
+         created = min(created, excluded.created),
+         forked_from_conversation = coalesce(forked_from_conversation, excluded.forked_from_conversation),
+         forked_from_agent = coalesce(forked_from_agent, excluded.forked_from_agent),
+         forked_from_tip = coalesce(forked_from_tip, excluded.forked_from_tip)`,
+    ).run(conversation, created, lineage?.conversation ?? null, lineage?.agent ?? null, lineage?.tip ?? null);
+    db.prepare(
+      `INSERT OR REPLACE INTO histories (conversation, agent, created, tip, turn, items, lines, head) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(
+      conversation,
+      agent,
+      created,
+      s.tip,
+      s.turn,
+      s.items,
+      parsed.committedLines,
+      parsed.lastHash ?? null,
+    );
+    db.prepare('DELETE FROM checkpoints WHERE conversation = ? AND agent = ?').run(conversation, agent);
+    const insert = db.prepare(
+      'INSERT INTO checkpoints (conversation, agent, label, at, turn, time, files) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    );
+    for (const c of s.checkpoints)
+      insert.run(conversation, agent, c.label, c.at, c.turn, c.time, JSON.stringify(c.files));
+    return s;
+  }
+
+  /** @internal prepared once per database connection: a commit should not re-compile its SQL. */
+  statements(): { db: Db; updateHistory: Statement; upsertCheckpoint: Statement } {
+    const db = this.db;
+    if (this.prepared?.db !== db) {
+      this.prepared = {
+        db,
+        updateHistory: db.prepare(
+          'UPDATE histories SET tip = ?, turn = ?, items = ?, lines = ?, head = ? WHERE conversation = ? AND agent = ?',
+        ),
+        upsertCheckpoint: db.prepare(
+          'INSERT OR REPLACE INTO checkpoints (conversation, agent, label, at, turn, time, files) VALUES (?, ?, ?, ?, ?, ?, ?)',
+        ),
+      };
+    }
+    return this.prepared;
+  }
+
+  /** @internal */
+  historyRow(conversation: string, agent: string): HistoryRow | undefined {
+    return this.db
+      .prepare('SELECT * FROM histories WHERE conversation = ? AND agent = ?')
+      .get(conversation, agent) as HistoryRow | undefined;
+  }
+
+  /** @internal */
+  newConversationId(): string {
+    return 'c_' + randomBytes(6).toString('hex');
+  }
+}
+
+/** The JSONL + SQLite backend of one conversation-and-agent. */
+class DiskBackend implements HistoryBackend {
+  readonly conversation: string;
+  readonly agent: string;
+  private readonly path: string;
+  private release: (() => void) | undefined;
+  private appender: LogAppender | undefined;
+  private loaded: LoadedLog & { entries: { line: number; entry: LogEntry }[] };
+  private head: string;
+  private lines: number;
+  private tip: string | null;
+  private turn: number;
+  private items: number;
+
+  constructor(
+    private readonly ws: Workspace,
+    conversation: string,
+    agent: string,
+    private readonly mode: { readOnly: boolean; acceptDamage: boolean; lineage?: Lineage },
+  ) {
+    this.conversation = validateId('conversation', conversation);
+    this.agent = validateId('agent', agent);
+    this.path = ws.logPath(conversation, agent);
+    const what = `conversation ${conversation} agent ${agent}`;
+    if (!mode.readOnly) {
+      mkdirSync(join(ws.dir, 'logs', conversation), { recursive: true });
+      this.release = acquireLock(this.path.replace(/\.jsonl$/, '.lock'), what);
+    }
+    try {
+      if (!existsSync(this.path)) {
+        if (mode.readOnly) throw new RangeError(`${what} has no history in ${ws.dir}`);
+        const header: LogHeader = {
+          t: 'header',
+          v: LOG_VERSION,
+          conversation,
+          agent,
+          created: new Date().toISOString(),
+          ...(mode.lineage ? { forkedFrom: mode.lineage } : {}),
+        };
+        createLog(this.path, header);
+      } else if (mode.lineage) {
+        throw new Error(`fork: conversation ${conversation} already has a history for agent ${agent}`);
+      }
+      let parsed = readLog(this.path);
+      const problems = [...parsed.problems];
+      if (!mode.readOnly) {
+        const aside = setAsideTail(this.path, parsed);
+        if (aside) {
+          const i = problems.findIndex((p) => p.kind === 'uncommitted');
+          if (i >= 0)
+            problems[i] = {
+              ...problems[i]!,
+              message: `${problems[i]!.message}; the bytes were moved to ${aside}`,
+            };
+          parsed = { ...parsed, problems };
+        }
+      }
+      const row = ws.historyRow(conversation, agent);
+      if (row) {
+        const hashThere = parsed.commitHashes.get(row.lines);
+        if (row.lines > parsed.committedLines)
+          problems.push({
+            kind: 'truncated',
+            line: parsed.committedLines,
+            message: `log truncated: the workspace database recorded ${row.lines} committed lines, the log has ${parsed.committedLines}`,
+          });
+        else if (row.head !== null && hashThere !== row.head)
+          problems.push({
+            kind: 'truncated',
+            line: row.lines,
+            message: `log rewritten: line ${row.lines} is not the commit the workspace database recorded (hash ${row.head.slice(0, 12)}…)`,
+          });
+      }
+      const damage = problems.filter((p) => DAMAGE.has(p.kind));
+      if (damage.length > 0 && !mode.readOnly && !mode.acceptDamage) {
+        throw new LogIntegrityError(
+          `${what}: the log ${this.path} is damaged; refusing to write on top of it (open read-only to inspect, or pass acceptDamage):\n  ` +
+            damage.map((p) => p.message).join('\n  '),
+          damage,
+        );
+      }
+      this.head = parsed.lastHash ?? '';
+      this.lines = parsed.committedLines;
+      // Bring the index up to date unless that would erase the evidence of damage.
+      const stale = !row || row.lines !== parsed.committedLines || row.head !== (parsed.lastHash ?? null);
+      let s: Summary | undefined;
+      if (stale && (damage.length === 0 || mode.acceptDamage))
+        s = ws.db.transaction(() => ws.indexHistory(conversation, agent, parsed))();
+      // A writer keeps the row's counters current; a reader that found the row fresh needs none.
+      if (!mode.readOnly) s ??= summarize(parsed);
+      this.tip = s?.tip ?? row?.tip ?? null;
+      this.turn = s?.turn ?? row?.turn ?? 0;
+      this.items = s?.items ?? row?.items ?? 0;
+      this.loaded = { header: parsed.header, entries: [...parsed.entries], problems };
+      if (!mode.readOnly) this.appender = new LogAppender(this.path);
+    } catch (err) {
+      this.close();
+      throw err;
+    }
+  }
+
+  get blobs(): BlobStore {
+    return this.ws.blobs;
+  }
+
+  load(): LoadedLog {
+    return this.loaded;
+  }
+
+  write(unit: readonly LogEntry[]): void {
+    if (!this.appender)
+      throw new Error(
+        `conversation ${this.conversation} agent ${this.agent} is ${this.mode.readOnly ? 'open read-only' : 'closed'}`,
+      );
+    const { text, lastHash } = encodeEntries(unit, this.head);
+    this.appender.append(text);
+    this.head = lastHash;
+    for (let i = 0; i < unit.length; i++)
+      this.loaded.entries.push({ line: this.lines + 1 + i, entry: unit[i]! });
+    this.lines += unit.length;
+    const checkpoints: Checkpoint[] = [];
+    for (const e of unit) {
+      if (e.t === 'item') {
+        this.items++;
+        this.tip = e.item.id;
+      } else if (e.t === 'tip') this.tip = e.tip;
+      else if (e.t === 'checkpoint') checkpoints.push(e.checkpoint);
+      else this.turn = Math.max(this.turn, e.turn);
+    }
+    // The log is durable now; the index follows (a crash here leaves it one unit behind, fixed on open).
+    try {
+      const st = this.ws.statements();
+      st.db.transaction(() => {
+        st.updateHistory.run(
+          this.tip,
+          this.turn,
+          this.items,
+          this.lines,
+          this.head,
+          this.conversation,
+          this.agent,
+        );
+        for (const c of checkpoints)
+          st.upsertCheckpoint.run(
+            this.conversation,
+            this.agent,
+            c.label,
+            c.at,
+            c.turn,
+            c.time,
+            JSON.stringify(c.files),
+          );
+      })();
+    } catch (err) {
+      // The unit is durable in the log, which is the truth: failing the commit now would make the
+      // caller retry a turn that is already written. The row stays behind and is rebuilt on next open.
+      process.emitWarning(
+        `glyphfold: workspace index not updated for conversation ${this.conversation} agent ${this.agent} (the log is; it is reindexed on next open): ${(err as Error).message}`,
+      );
+    }
+  }
+
+  createFork(conversation: string, lineage: Lineage): HistoryBackend {
+    validateId('conversation', conversation);
+    if (this.ws.conversation(conversation))
+      throw new Error(`fork: conversation ${conversation} already exists in ${this.ws.dir}`);
+    return new DiskBackend(this.ws, conversation, this.agent, {
+      readOnly: false,
+      acceptDamage: false,
+      lineage,
+    });
+  }
+
+  newConversationId(): string {
+    return this.ws.newConversationId();
+  }
+
+  close(): void {
+    this.appender?.close();
+    this.appender = undefined;
+    this.release?.();
+    this.release = undefined;
+  }
+}

@@ -1,0 +1,5 @@
+export * from './items.js';
+export * from './validate.js';
+export * from './canonical.js';
+export * from './log.js';
+export * from './jsonl.js';

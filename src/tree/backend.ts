@@ -1,0 +1,62 @@
+/**
+ * What a storage backend supplies to an `AgentHistory` (LangGraph-style: the tree logic is written once
+ * in `history.ts`; a backend only stores committed units and blobs). The memory backend in `memory.ts`
+ * is the reference; `store/` holds the JSONL + SQLite one. Both pass `test/tree/history.case.ts`.
+ */
+import type { LogEntry, LogHeader, LogProblem, Lineage } from '../transcript/log.js';
+import type { AgentHistory } from './history.js';
+
+export interface LoadedLog {
+  header: LogHeader | undefined;
+  entries: readonly { line: number; entry: LogEntry }[];
+  problems: LogProblem[];
+}
+
+/** Content-addressed bytes (file snapshots). Keys are lower-case hex sha256 of the content. */
+export interface BlobStore {
+  put(bytes: Uint8Array): string;
+  /** Throws when the blob is missing. */
+  get(hash: string): Uint8Array;
+}
+
+export interface HistoryBackend {
+  readonly conversation: string;
+  readonly agent: string;
+  /** Every committed entry: those found when opened and those written since. */
+  load(): LoadedLog;
+  /**
+   * Durably appends one unit (its last entry is the commit mark): after a crash at any instant a reload
+   * sees all of it or none of it. Returns when the unit is durable.
+   */
+  write(unit: readonly LogEntry[]): void;
+  readonly blobs: BlobStore;
+  /** Creates the history of `agent` in a new conversation that records `lineage`, opened for writing. */
+  createFork(conversation: string, lineage: Lineage): HistoryBackend;
+  /** A fresh conversation id for a fork (valid as a file name). */
+  newConversationId(): string;
+  /** Releases the writer lock (if any). Further writes throw. */
+  close(): void;
+}
+
+/** Information about one conversation, as every workspace reports it. */
+export interface ConversationInfo {
+  id: string;
+  created: string;
+  /** Agents with a history in it, sorted. */
+  agents: string[];
+  forkedFrom?: Lineage;
+}
+
+/** A writer already holds this conversation-and-agent (another process, or another open history). */
+export class HistoryLockedError extends Error {
+  override name = 'HistoryLockedError';
+}
+
+/** What every workspace offers (the memory reference and the disk workspace). */
+export interface HistoryWorkspace {
+  /** Opens (creating when new) the history of `agent` in `conversation` for writing. */
+  history(conversation: string, agent?: string): AgentHistory;
+  conversation(id: string): ConversationInfo | undefined;
+  conversations(): string[];
+  close(): void;
+}

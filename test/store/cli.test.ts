@@ -1,0 +1,114 @@
+/** `glyphfold import`, `tree` and `reindex`, run through the CLI entry with real files. */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/main.js';
+import { Workspace } from '../../src/store/workspace.js';
+import { parseJsonl } from '../../src/transcript/jsonl.js';
+
+const fixtures = join(import.meta.dirname, '..', 'fixtures', 'transcripts');
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'gf-cli-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+async function run(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.on('data', (d: Buffer) => (out += d.toString()));
+  stderr.on('data', (d: Buffer) => (err += d.toString()));
+  const code = await main(argv, { stdout, stderr, stdin: new PassThrough(), isTTY: false, cwd: dir });
+  return { code, out, err };
+}
+
+describe('glyphfold import / tree / reindex', () => {
+  it('imports every fixture format into its own conversation and refuses a second import', async () => {
+    for (const file of [
+      'claude-code.jsonl',
+      'codex.jsonl',
+      'openai-chat.json',
+      'anthropic.json',
+      'glyphfold.jsonl',
+    ]) {
+      const r = await run('import', join(fixtures, file), '--workspace', 'ws');
+      expect(r.code, r.err).toBe(0);
+      expect(r.out).toMatch(/^imported \d+ items \([a-z-]+\) into conversation [\w.-]+ agent main\n$/);
+    }
+    const again = await run('import', join(fixtures, 'anthropic.json'), '--workspace', 'ws');
+    expect(again.code).toBe(1);
+    expect(again.err).toMatch(/already exists/);
+    const ws = Workspace.open(join(dir, 'ws'));
+    expect(ws.conversations()).toHaveLength(5);
+    ws.close();
+  });
+
+  it('round-trips an imported path: tree --jsonl prints the same items', async () => {
+    const r = await run(
+      'import',
+      join(fixtures, 'claude-code.jsonl'),
+      '--workspace',
+      'ws',
+      '--conversation',
+      'cc',
+    );
+    expect(r.code, r.err).toBe(0);
+    const count = Number(/imported (\d+)/.exec(r.out)![1]);
+    const out = await run('tree', '--workspace', 'ws', 'cc', '--jsonl');
+    expect(out.code, out.err).toBe(0);
+    const items = parseJsonl(out.out);
+    expect(items).toHaveLength(count);
+    expect(items[0]!.parent).toBeNull();
+    for (let i = 1; i < items.length; i++) expect(items[i]!.parent).toBe(items[i - 1]!.id);
+  });
+
+  it('draws the tree with branches, the tip and checkpoints marked', async () => {
+    const ws = Workspace.open(join(dir, 'ws'));
+    const h = ws.history('demo');
+    const [q] = [h.append({ kind: 'message', author: 'person', text: 'write a poem' })];
+    h.commit();
+    h.checkpoint('asked');
+    h.append({ kind: 'message', author: 'model', text: 'roses are red' });
+    h.commit();
+    const edited = h.edit(q!.id, { kind: 'message', author: 'person', text: 'write a haiku' });
+    h.append({ kind: 'message', author: 'model', text: 'old pond' });
+    h.commit();
+    h.close();
+    ws.close();
+    const r = await run('tree', '--workspace', 'ws', 'demo');
+    expect(r.code, r.err).toBe(0);
+    const lines = r.out.trimEnd().split('\n');
+    expect(lines[0]).toBe('conversation demo agent main: 4 items, turn 3');
+    expect(lines[1]).toMatch(/^\|- it_\w+ t1 person\/message: write a poem {2}\[checkpoint asked\]$/);
+    expect(lines[2]).toMatch(/^\| {2}it_\w+ t2 model\/message: roses are red$/);
+    expect(lines[3]).toBe(`\`- ${edited.id} t3 person/message: write a haiku`);
+    expect(lines[4]).toMatch(/^ {3}it_\w+ t3 model\/message: old pond {2}<- tip$/);
+    const list = await run('tree', '--workspace', 'ws');
+    expect(list.out).toBe('demo  main (4 items, turn 3)\n');
+  });
+
+  it('reindex rebuilds the database and exits 1 on a damaged log', async () => {
+    await run('import', join(fixtures, 'anthropic.json'), '--workspace', 'ws', '--conversation', 'a');
+    rmSync(join(dir, 'ws', 'workspace.db'));
+    rmSync(join(dir, 'ws', 'workspace.db-wal'), { force: true });
+    rmSync(join(dir, 'ws', 'workspace.db-shm'), { force: true });
+    const r = await run('reindex', '--workspace', 'ws');
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toMatch(/^reindexed 1 conversations, 1 histories, \d+ items\n$/);
+    expect((await run('tree', '--workspace', 'ws')).out).toMatch(/^a {2}main \(\d+ items, turn \d+\)\n$/);
+    const log = join(dir, 'ws', 'logs', 'a', 'main.jsonl');
+    const lines = readFileSync(log, 'utf8').split('\n');
+    lines[1] = lines[1]!.replace('"turn":1', '"turn":2');
+    writeFileSync(log, lines.join('\n'));
+    const damaged = await run('reindex', '--workspace', 'ws');
+    expect(damaged.code).toBe(1);
+    expect(damaged.err).toMatch(/^a\/main: chain: line 3: hash chain broken/m);
+    const usage = await run('reindex');
+    expect(usage.code).toBe(2);
+    expect(usage.err).toMatch(/--workspace DIR is required/);
+  });
+});

@@ -1,0 +1,359 @@
+/**
+ * The conformance suite every history backend runs (Hono/LangGraph style: one parameterised case
+ * file, a few lines per backend). `reopen` must give a workspace that sees what was committed before,
+ * as after a process restart.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Item, NewItem } from '../../src/transcript/items.js';
+import { ItemValidationError } from '../../src/transcript/validate.js';
+import { HistoryLockedError, type HistoryWorkspace } from '../../src/tree/backend.js';
+import { PendingTurnError, type AgentHistory } from '../../src/tree/history.js';
+
+export interface BackendFixture {
+  /** A fresh, empty workspace. */
+  create(): HistoryWorkspace;
+  /** The same workspace as a new process would see it (close the old one first). */
+  reopen(): HistoryWorkspace;
+  cleanup(): void;
+}
+
+const say = (text: string): NewItem => ({ kind: 'message', author: 'person', text });
+const answer = (text: string): NewItem => ({ kind: 'message', author: 'model', text });
+const call = (callId: string, name = 'bash', input: unknown = { cmd: 'ls' }): NewItem => ({
+  kind: 'tool_call',
+  author: 'model',
+  callId,
+  name,
+  input,
+});
+const result = (callId: string, text = 'ok', files?: string[]): NewItem => ({
+  kind: 'tool_result',
+  author: 'machinery',
+  callId,
+  name: 'bash',
+  content: [{ type: 'text', text }],
+  ...(files ? { files } : {}),
+});
+
+/** Appends and commits one turn. */
+function turn(h: AgentHistory, ...items: NewItem[]): Item[] {
+  for (const i of items) h.append(i);
+  return h.commit();
+}
+const texts = (items: readonly Item[]): string[] =>
+  items.map((i) => ('text' in i && typeof i.text === 'string' ? i.text : i.kind));
+
+export function historyConformance(name: string, makeFixture: () => BackendFixture): void {
+  describe(`history conformance: ${name}`, () => {
+    let fx: BackendFixture;
+    let ws: HistoryWorkspace;
+    const open: AgentHistory[] = [];
+    const history = (c: string, a?: string): AgentHistory => {
+      const h = ws.history(c, a);
+      open.push(h);
+      return h;
+    };
+    const reopen = (): void => {
+      for (const h of open.splice(0)) h.close();
+      ws.close();
+      ws = fx.reopen();
+    };
+    beforeEach(() => {
+      fx = makeFixture();
+      ws = fx.create();
+    });
+    afterEach(() => {
+      for (const h of open.splice(0)) h.close();
+      ws.close();
+      fx.cleanup();
+    });
+
+    it('commits turns and keeps them across a reopen, with parents and turn numbers', () => {
+      const h = history('c1');
+      const [q] = turn(h, say('hello'));
+      const [a, b] = turn(h, answer('hi'), answer('there'));
+      expect(q!.parent).toBeNull();
+      expect(a!.parent).toBe(q!.id);
+      expect(b!.parent).toBe(a!.id);
+      expect([q!.turn, a!.turn, b!.turn]).toEqual([1, 2, 2]);
+      expect(h.tip).toBe(b!.id);
+      reopen();
+      const again = history('c1');
+      expect(texts(again.path())).toEqual(['hello', 'hi', 'there']);
+      expect(again.turn).toBe(2);
+      expect(again.tip).toBe(b!.id);
+      expect(again.problems).toEqual([]);
+    });
+
+    it('shows the pending turn in path() and loses it when never committed', () => {
+      const h = history('c1');
+      turn(h, say('one'));
+      h.append(answer('pending'));
+      expect(texts(h.path())).toEqual(['one', 'pending']);
+      reopen();
+      expect(texts(history('c1').path())).toEqual(['one']);
+    });
+
+    it('rejects a malformed item naming the field, and writes nothing', () => {
+      const h = history('c1');
+      expect(() =>
+        h.append({ kind: 'message', author: 'machinery', text: 'x' } as unknown as NewItem),
+      ).toThrow(ItemValidationError);
+      expect(() =>
+        h.append({
+          kind: 'tool_result',
+          author: 'machinery',
+          callId: 'c',
+          name: 'n',
+          content: [{ type: 'image', mediaType: 'image/bmp', data: '' }],
+        } as unknown as NewItem),
+      ).toThrow(/field 'content\[0\]\.mediaType' expected one of image\/png/);
+      expect(h.hasPending).toBe(false);
+      expect(h.commit()).toEqual([]);
+    });
+
+    it('branch moves the tip without writing items, survives a reopen, and switches back', () => {
+      const h = history('c1');
+      const [q] = turn(h, say('q'));
+      const [a1] = turn(h, answer('a1'));
+      const [f1] = turn(h, say('follow-up'));
+      const count = h.items().length;
+      h.branch(q!.id);
+      expect(h.items().length).toBe(count);
+      expect(texts(h.path())).toEqual(['q']);
+      const [a2] = turn(h, answer('a2'));
+      expect(a2!.parent).toBe(q!.id);
+      reopen();
+      const r = history('c1');
+      expect(r.tip).toBe(a2!.id);
+      expect(texts(r.path())).toEqual(['q', 'a2']);
+      r.branch(f1!.id); // switch back
+      expect(texts(r.path())).toEqual(['q', 'a1', 'follow-up']);
+      reopen();
+      expect(history('c1').tip).toBe(f1!.id);
+      expect(a1!.parent).toBe(q!.id);
+    });
+
+    it('refuses tree moves in the middle of a turn', () => {
+      const h = history('c1');
+      const [q] = turn(h, say('q'));
+      h.append(answer('half'));
+      expect(() => h.branch(q!.id)).toThrow(PendingTurnError);
+      expect(() => h.checkpoint('x')).toThrow(PendingTurnError);
+      expect(() => h.fork()).toThrow(PendingTurnError);
+      expect(() => h.branch('nope')).toThrow(PendingTurnError);
+      h.discard();
+      expect(() => h.branch('nope')).toThrow(/no item nope/);
+    });
+
+    it('edit-and-rerun adds a sibling under the same parent and keeps the old answer', () => {
+      const h = history('c1');
+      const [sys] = turn(h, say('context'));
+      const [prompt] = turn(h, say('write a poem'));
+      const [poem] = turn(h, answer('roses…'));
+      const edited = h.edit(prompt!.id, say('write a haiku'));
+      h.append(answer('old pond…'));
+      h.commit();
+      expect(edited.parent).toBe(sys!.id);
+      expect(h.children(sys!.id).map((i) => i.id)).toEqual([prompt!.id, edited.id]);
+      expect(texts(h.path())).toEqual(['context', 'write a haiku', 'old pond…']);
+      h.branch(poem!.id);
+      expect(texts(h.path())).toEqual(['context', 'write a poem', 'roses…']);
+    });
+
+    it('fork copies the path with fresh ids and a lineage link; later items stay apart', () => {
+      const h = history('c1');
+      turn(h, say('q'));
+      turn(h, call('t1'), result('t1'));
+      turn(h, answer('done'));
+      h.checkpoint('before-more');
+      const f = h.fork({ conversation: 'c1-fork' });
+      open.push(f);
+      expect(f.conversation).toBe('c1-fork');
+      expect(texts(f.path())).toEqual(texts(h.path()));
+      const srcIds = new Set(h.items().map((i) => i.id));
+      for (const item of f.path()) expect(srcIds.has(item.id)).toBe(false);
+      // Tool pairing survives the copy (callIds are provider ids, not item ids).
+      expect(
+        f
+          .path()
+          .filter((i) => i.kind === 'tool_result')
+          .map((i) => (i as { callId: string }).callId),
+      ).toEqual(['t1']);
+      expect(f.checkpoints().map((c) => c.label)).toEqual(['before-more']);
+      expect(f.checkpoints()[0]!.at).toBe(f.tip);
+      turn(f, say('only in fork'));
+      turn(h, say('only in source'));
+      expect(texts(f.path())).not.toContain('only in source');
+      expect(texts(h.path())).not.toContain('only in fork');
+      expect(ws.conversation('c1-fork')?.forkedFrom).toEqual({
+        conversation: 'c1',
+        agent: 'main',
+        tip: f.header?.forkedFrom?.tip,
+      });
+      expect(f.header?.forkedFrom?.conversation).toBe('c1');
+      expect(() => h.fork({ conversation: 'c1-fork' })).toThrow(/already/);
+      reopen();
+      expect(texts(history('c1-fork').path())).toEqual([
+        'q',
+        'tool_call',
+        'tool_result',
+        'done',
+        'only in fork',
+      ]);
+      expect(texts(history('c1').path())).toEqual([
+        'q',
+        'tool_call',
+        'tool_result',
+        'done',
+        'only in source',
+      ]);
+      expect(ws.conversation('c1-fork')?.forkedFrom?.conversation).toBe('c1');
+    });
+
+    it('rewind moves the tip to the checkpoint and appends the caller digest; a reload keeps both', () => {
+      const h = history('c1');
+      const [q] = turn(h, say('q'));
+      const cp = h.checkpoint('start');
+      expect(cp.at).toBe(q!.id);
+      turn(h, call('x'), result('x'), answer('explored'));
+      const r = h.rewind('start', { digest: 'tried x; it failed' });
+      expect(r.abandoned.map((i) => i.kind)).toEqual(['tool_call', 'tool_result', 'message']);
+      expect(r.digest?.kind).toBe('digest');
+      expect(r.digest?.parent).toBe(q!.id);
+      expect(texts(h.path())).toEqual(['q', 'tried x; it failed']);
+      reopen();
+      const again = history('c1');
+      expect(texts(again.path())).toEqual(['q', 'tried x; it failed']);
+      expect(again.checkpoints().map((c) => c.label)).toEqual(['start']);
+      expect(() => again.rewind('nope')).toThrow(/no checkpoint 'nope'.*known: start/);
+    });
+
+    it('writes an extractive digest: tool calls, files touched, last model text', () => {
+      const h = history('c1');
+      turn(h, say('q'));
+      h.checkpoint('cp');
+      turn(
+        h,
+        call('a', 'edit_file'),
+        result('a', 'edited', ['src/x.ts']),
+        call('b', 'bash'),
+        result('b'),
+        answer('I changed x.ts and ran tests'),
+      );
+      const r = h.rewind('cp');
+      const text = (r.digest as { text: string }).text;
+      expect(text).toContain('Abandoned 5 items');
+      expect(text).toContain('Tool calls made: edit_file, bash');
+      expect(text).toContain('Files touched: src/x.ts');
+      expect(text).toContain('Last model text: I changed x.ts and ran tests');
+    });
+
+    it('restores files (code), the conversation, or both, and reports what it cannot undo', () => {
+      const dir = mkdtempSync(join(tmpdir(), 'gf-restore-'));
+      try {
+        const a = join(dir, 'a.txt');
+        const made = join(dir, 'made.txt');
+        writeFileSync(a, 'original');
+        const h = history('c1');
+        turn(h, say('q'));
+        h.checkpoint('cp', { files: [a, made] });
+        writeFileSync(a, 'changed');
+        writeFileSync(made, 'new file');
+        turn(
+          h,
+          call('e', 'edit'),
+          result('e', 'ok', [a, made]),
+          call('m', 'send_email'),
+          result('m', 'sent'),
+          call('w', 'write'),
+          result('w', 'ok', [join(dir, 'other.txt')]),
+        );
+        const codeOnly = h.restore('cp', { code: true });
+        expect(readFileSync(a, 'utf8')).toBe('original');
+        expect(existsSync(made)).toBe(false);
+        expect(codeOnly.files?.restored).toEqual([a]);
+        expect(codeOnly.files?.deleted).toEqual([made]);
+        expect(codeOnly.files?.notCovered).toEqual([join(dir, 'other.txt')]);
+        expect(codeOnly.irreversible.map((c) => c.name)).toEqual(['send_email']);
+        expect(codeOnly.conversation).toBeUndefined();
+        expect(h.path()).toHaveLength(7); // conversation untouched
+        writeFileSync(a, 'changed again');
+        reopen(); // the snapshot outlives the process
+        const again = history('c1');
+        const both = again.restore('cp', { code: true, conversation: true });
+        expect(readFileSync(a, 'utf8')).toBe('original');
+        expect(both.conversation?.digest?.kind).toBe('digest');
+        expect(texts(again.path())[0]).toBe('q');
+        expect(again.path()).toHaveLength(2);
+        expect(() => again.restore('cp', {})).toThrow(/code, conversation or both/);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
+    it('resume cuts the newest part without splitting tool pairs and drops checkpoints it cut', () => {
+      const h = history('c1');
+      turn(h, say('q1'));
+      h.checkpoint('early');
+      turn(h, call('p1'), call('p2'), result('p1'), result('p2')); // parallel calls
+      h.checkpoint('mid');
+      turn(h, answer('a'), say('q2'), call('p3'), result('p3'));
+      h.checkpoint('late');
+      const path = h.path();
+      expect(path).toHaveLength(9);
+      for (let max = 0; max <= 9; max++) {
+        const r = h.resume({ maxItems: max });
+        expect(r.items.length).toBeLessThanOrEqual(max);
+        expect(r.omitted + r.items.length).toBe(9);
+        const calls = new Set(
+          r.items.filter((i) => i.kind === 'tool_call').map((i) => (i as { callId: string }).callId),
+        );
+        const results = new Set(
+          r.items.filter((i) => i.kind === 'tool_result').map((i) => (i as { callId: string }).callId),
+        );
+        expect([...results].every((c) => calls.has(c))).toBe(true);
+        expect([...calls].every((c) => results.has(c))).toBe(true);
+        expect(r.checkpoints.length + r.dropped.length).toBe(3);
+        for (const cp of r.checkpoints) expect(r.items.some((i) => i.id === cp.at)).toBe(true);
+      }
+      // Six items would start at index 3, inside the parallel pairs (calls at 1-2, results at 3-4):
+      // the cut moves forward to index 5, and 'mid' (after the last result) does not survive.
+      const six = h.resume({ maxItems: 6 });
+      expect(texts(six.items)).toEqual(['a', 'q2', 'tool_call', 'tool_result']);
+      expect(six.checkpoints.map((c) => c.label)).toEqual(['late']);
+      expect(six.dropped.map((d) => d.checkpoint.label)).toEqual(['early', 'mid']);
+      expect(six.dropped[0]!.reason).toMatch(/was cut/);
+      const byTokens = h.resume({ maxTokens: 5, estimate: () => 1 });
+      expect(texts(byTokens.items)).toEqual(['a', 'q2', 'tool_call', 'tool_result']);
+      expect(() => h.resume({})).toThrow(/maxItems or maxTokens/);
+    });
+
+    it('keeps two agents of one conversation in two histories', () => {
+      const main = history('c1');
+      const helper = history('c1', 'researcher');
+      turn(main, say('for main'));
+      turn(helper, say('for researcher'));
+      expect(texts(main.path())).toEqual(['for main']);
+      expect(texts(helper.path())).toEqual(['for researcher']);
+      expect(ws.conversation('c1')?.agents).toEqual(['main', 'researcher']);
+      reopen();
+      expect(texts(history('c1', 'researcher').path())).toEqual(['for researcher']);
+      expect(ws.conversations()).toEqual(['c1']);
+    });
+
+    it('lets only one writer hold a conversation-and-agent', () => {
+      const h = history('c1');
+      expect(() => ws.history('c1')).toThrow(HistoryLockedError);
+      const other = history('c1', 'other'); // another agent is another history
+      turn(other, say('fine'));
+      h.close();
+      const again = history('c1');
+      turn(again, say('after release'));
+      expect(() => turn(h, say('closed'))).toThrow(/closed/);
+    });
+  });
+}
