@@ -5,6 +5,7 @@ import { shapesSuite } from './shapes.js';
 import { storeSuite } from './store.js';
 import type { BenchSuite } from './suite.js';
 import { viewsSuite } from './views.js';
+import { serverlessSuite } from './serverless.js';
 
 /** Every suite `npm run bench` knows, in the order they run. */
 export const SUITES: readonly BenchSuite[] = [
@@ -14,4 +15,5 @@ export const SUITES: readonly BenchSuite[] = [
   storeSuite,
   viewsSuite,
   compactionSuite,
+  serverlessSuite,
 ];

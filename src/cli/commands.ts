@@ -2,9 +2,11 @@ import type { Command } from './command.js';
 import { compactCommand } from './compact.js';
 import { decodeCommand } from './decode.js';
 import { importCommand } from './import.js';
+import { probeCommand } from './probe.js';
 import { reindexCommand } from './reindex.js';
 import { replCommand } from './repl.js';
 import { renderCommand } from './render.js';
+import { serveCommand } from './serve.js';
 import { shapesCommand } from './shapes.js';
 import { treeCommand } from './tree.js';
 import { viewCommand } from './view.js';
@@ -23,4 +25,6 @@ export const COMMANDS: readonly Command[] = [
   viewCommand,
   compactCommand,
   replCommand,
+  probeCommand,
+  serveCommand,
 ];
