@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { Item, NewItem, ToolCallItem } from '../transcript/items.js';
 import type { Checkpoint, LogEntry, LogHeader, LogProblem } from '../transcript/log.js';
+import { canonicalJson } from '../transcript/canonical.js';
 import { validateItem } from '../transcript/validate.js';
 import type { HistoryBackend } from './backend.js';
 import { extractiveDigest } from './digest.js';
@@ -158,13 +159,15 @@ export class AgentHistory {
 
   private appendAt(parent: string | null, fields: NewItem): Item {
     this.assertOpen();
-    const item = validateItem({
-      ...fields,
-      id: this.newId(),
-      parent,
-      turn: this.state.turn + 1,
-      time: this.now().toISOString(),
-    });
+    const item = asStored(
+      validateItem({
+        ...fields,
+        id: this.newId(),
+        parent,
+        turn: this.state.turn + 1,
+        time: this.now().toISOString(),
+      }),
+    );
     if (this.state.items.has(item.id) || this.pending.some((p) => p.id === item.id))
       throw new Error(`append: id generator returned ${item.id}, which is already in ${this.where()}`);
     this.pending.push(item);
@@ -196,7 +199,7 @@ export class AgentHistory {
     let turn = this.state.turn + 1;
     const entries: LogEntry[] = [];
     for (const raw of items) {
-      const item = validateItem(raw);
+      const item = asStored(validateItem(raw));
       if (this.state.items.has(item.id) || seen.has(item.id))
         throw new RangeError(`adopt: item id ${item.id} is already in ${this.where()}`);
       if (item.parent !== null && !seen.has(item.parent) && !this.state.items.has(item.parent))
@@ -252,7 +255,10 @@ export class AgentHistory {
       ids.set(item.id, id);
       const copy = { ...item, id, parent: item.parent === null ? null : ids.get(item.parent)! } as Item;
       if (copy.kind === 'summary' && copy.covers) copy.covers = remapRange(copy.covers, ids);
-      if (copy.kind === 'compaction') copy.range = remapRange(copy.range, ids);
+      if (copy.kind === 'compaction') {
+        copy.range = remapRange(copy.range, ids);
+        copy.params = remapIds(copy.params, ids) as Record<string, unknown>;
+      }
       if (copy.kind === 'digest' && copy.abandonedTip)
         copy.abandonedTip = ids.get(copy.abandonedTip) ?? copy.abandonedTip;
       entries.push({ t: 'item', item: copy });
@@ -415,4 +421,25 @@ export class AgentHistory {
 
 function remapRange(r: { from: string; to: string }, ids: Map<string, string>): { from: string; to: string } {
   return { from: ids.get(r.from) ?? r.from, to: ids.get(r.to) ?? r.to };
+}
+
+/**
+ * A compaction's parameters name items (elided ids, imaged runs); in a fork they must name the copies,
+ * or replaying the compaction there would miss. Every string equal to a copied id is mapped; the tree
+ * stays ignorant of what each parameter means.
+ */
+function remapIds(value: unknown, ids: Map<string, string>): unknown {
+  if (typeof value === 'string') return ids.get(value) ?? value;
+  if (Array.isArray(value)) return value.map((v) => remapIds(v, ids));
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, remapIds(v, ids)]));
+  return value;
+}
+
+/**
+ * The item exactly as a reload will see it (keys in canonical order, as the log stores them), so a
+ * request built before a restart and after it is byte-identical and hits the same prompt cache.
+ */
+function asStored(item: Item): Item {
+  return JSON.parse(canonicalJson(item)) as Item;
 }

@@ -88,6 +88,15 @@ export function historyConformance(name: string, makeFixture: () => BackendFixtu
       expect(again.problems).toEqual([]);
     });
 
+    it('gives the same bytes for a path before and after a reopen (prompt caches depend on it)', () => {
+      const h = history('c1');
+      turn(h, say('list it'), call('t1', 'bash', { z: 1, a: { y: [2, { c: 3, b: 4 }], x: 'k' } }));
+      turn(h, result('t1'));
+      const before = JSON.stringify(h.path());
+      reopen();
+      expect(JSON.stringify(history('c1').path())).toBe(before);
+    });
+
     it('shows the pending turn in path() and loses it when never committed', () => {
       const h = history('c1');
       turn(h, say('one'));
@@ -212,6 +221,27 @@ export function historyConformance(name: string, makeFixture: () => BackendFixtu
         'only in source',
       ]);
       expect(ws.conversation('c1-fork')?.forkedFrom?.conversation).toBe('c1');
+    });
+
+    it('fork points compaction items at the copies, parameters included', () => {
+      const h = history('c1');
+      const [q, c, r] = turn(h, say('q'), call('t1'), result('t1'));
+      turn(h, {
+        kind: 'compaction',
+        author: 'machinery',
+        rung: 'elide',
+        range: { from: r!.id, to: r!.id },
+        params: { ids: [r!.id], runs: [{ from: q!.id, to: c!.id }], note: 'kept as is' },
+      });
+      const f = h.fork({ conversation: 'c1-fork' });
+      open.push(f);
+      const copies = f.path();
+      const record = copies.find((i) => i.kind === 'compaction');
+      expect(record?.kind === 'compaction' && record.params).toEqual({
+        ids: [copies[2]!.id],
+        runs: [{ from: copies[0]!.id, to: copies[1]!.id }],
+        note: 'kept as is',
+      });
     });
 
     it('rewind moves the tip to the checkpoint and appends the caller digest; a reload keeps both', () => {
