@@ -23,7 +23,17 @@ export default tseslint.config(
   },
   // The renderer, the provider tables and the serverless handler import no Node-only module.
   {
-    files: ['src/render/**', 'src/providers/**', 'src/views/**', 'src/tokens/**', 'src/serverless/**'],
+    files: [
+      'src/render/**',
+      'src/providers/**',
+      'src/views/**',
+      'src/tokens/**',
+      'src/serverless/**',
+      'src/transcript/canonical.ts',
+      'src/transcript/items.ts',
+      'src/transcript/import/**',
+      'src/compaction/text.ts',
+    ],
     rules: { 'no-restricted-imports': ['error', nodeOnly] },
   },
   {

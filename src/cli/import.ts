@@ -3,7 +3,7 @@ import { basename, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Workspace } from '../store/workspace.js';
 import { ID_PATTERN } from '../store/ids.js';
-import { sha256Hex } from '../transcript/canonical.js';
+import { sha256Hex } from '../transcript/hash.js';
 import { IMPORT_FORMATS, importTranscript, type ImportFormat } from '../transcript/import/index.js';
 import { UsageError, type Command } from './command.js';
 import { requireWorkspace } from './args.js';

@@ -10,7 +10,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { sha256Hex } from '../transcript/canonical.js';
+import { sha256Hex } from '../transcript/hash.js';
 import type { BlobStore } from '../tree/backend.js';
 
 const HASH = /^[0-9a-f]{64}$/;

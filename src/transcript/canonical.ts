@@ -1,12 +1,11 @@
 /**
- * Canonical JSON and the hash that chains log entries.
+ * Canonical JSON: the bytes that log entries are hashed over (the hash itself is in `hash.ts`, which
+ * needs Node's crypto; this module stays edge-safe for views and compaction).
  *
  * Canonical form: object keys sorted by UTF-16 code unit, no whitespace, `undefined` members omitted,
  * everything else as `JSON.stringify` writes it. Two equal values always give the same bytes, so the
  * hash of an entry does not depend on the order its fields were assigned in.
  */
-import { createHash } from 'node:crypto';
-
 /** Serialises `value` canonically. Throws on values JSON cannot represent faithfully. */
 export function canonicalJson(value: unknown): string {
   return write(value, '$');
@@ -39,9 +38,4 @@ function write(value: unknown, where: string): string {
     default:
       throw new TypeError(`canonicalJson: ${where} is a ${typeof value}, expected JSON data`);
   }
-}
-
-/** Lower-case hex sha256 of a UTF-8 string. */
-export function sha256Hex(text: string | Uint8Array): string {
-  return createHash('sha256').update(text).digest('hex');
 }

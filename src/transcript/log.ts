@@ -9,7 +9,8 @@
  *
  * This module is pure (no I/O): the store reads and writes the bytes, this module says what they mean.
  */
-import { canonicalJson, sha256Hex } from './canonical.js';
+import { canonicalJson } from './canonical.js';
+import { sha256Hex } from './hash.js';
 import type { Item } from './items.js';
 import { ItemValidationError, validateItem } from './validate.js';
 

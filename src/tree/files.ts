@@ -2,7 +2,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { BlobStore } from './backend.js';
-import { sha256Hex } from '../transcript/canonical.js';
+import { sha256Hex } from '../transcript/hash.js';
 
 /** Reads each file and stores its content; a missing file is recorded as `null` (restore deletes it). */
 export function snapshotFiles(

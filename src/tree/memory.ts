@@ -3,7 +3,7 @@
  * must do (both pass `test/tree/history.case.ts`) and is handy for tests and short-lived runs.
  */
 import { randomBytes } from 'node:crypto';
-import { sha256Hex } from '../transcript/canonical.js';
+import { sha256Hex } from '../transcript/hash.js';
 import { LOG_VERSION, type LogEntry, type LogHeader, type Lineage } from '../transcript/log.js';
 import {
   HistoryLockedError,

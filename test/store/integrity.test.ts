@@ -11,7 +11,7 @@ import {
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { sha256Hex } from '../../src/transcript/canonical.js';
+import { sha256Hex } from '../../src/transcript/hash.js';
 import { parseLog } from '../../src/transcript/log.js';
 import { LogIntegrityError, Workspace } from '../../src/store/workspace.js';
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, sha256Hex } from '../../src/transcript/canonical.js';
+import { canonicalJson } from '../../src/transcript/canonical.js';
+import { sha256Hex } from '../../src/transcript/hash.js';
 import {
   encodeEntries,
   encodeHeader,
