@@ -259,11 +259,6 @@ export function getReference(ref: string): Reference | undefined {
   return registry.references.get(ref);
 }
 
-/** Registered families, in registration order, without validating anything. */
-export function listFamilies(): string[] {
-  return [...registry.profiles.keys()];
-}
-
 /**
  * A registry view for one call: the registered profiles plus a file's worth given as an option.
  * `families` lists the names; `get` validates a built-in profile on first use.
