@@ -1,9 +1,11 @@
+import { compactionSuite } from './compaction.js';
 import { importSuite } from './import.js';
 import { RENDER_SUITES } from './render.js';
 import { shapesSuite } from './shapes.js';
 import { storeSuite } from './store.js';
 import type { BenchSuite } from './suite.js';
 import { viewsSuite } from './views.js';
+import { serverlessSuite } from './serverless.js';
 
 /** Every suite `npm run bench` knows, in the order they run. */
 export const SUITES: readonly BenchSuite[] = [
@@ -12,4 +14,6 @@ export const SUITES: readonly BenchSuite[] = [
   importSuite,
   storeSuite,
   viewsSuite,
+  compactionSuite,
+  serverlessSuite,
 ];

@@ -10,3 +10,5 @@ export * from './store/index.js';
 export * from './providers/index.js';
 export * from './views/index.js';
 export * from './tokens/index.js';
+export * from './compaction/index.js';
+export * from './commands/index.js';

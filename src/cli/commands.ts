@@ -1,8 +1,12 @@
 import type { Command } from './command.js';
+import { compactCommand } from './compact.js';
 import { decodeCommand } from './decode.js';
 import { importCommand } from './import.js';
+import { probeCommand } from './probe.js';
 import { reindexCommand } from './reindex.js';
+import { replCommand } from './repl.js';
 import { renderCommand } from './render.js';
+import { serveCommand } from './serve.js';
 import { shapesCommand } from './shapes.js';
 import { treeCommand } from './tree.js';
 import { viewCommand } from './view.js';
@@ -19,4 +23,8 @@ export const COMMANDS: readonly Command[] = [
   treeCommand,
   reindexCommand,
   viewCommand,
+  compactCommand,
+  replCommand,
+  probeCommand,
+  serveCommand,
 ];

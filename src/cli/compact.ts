@@ -1,0 +1,190 @@
+import { mkdir, readdir, readFile, unlink, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { anthropicSummarizer, openaiSummarizer, type SummarizerClient } from '../compaction/summarize.js';
+import { prepareRequest, type CompactionOptions } from '../compaction/policy.js';
+import { formatReport } from '../compaction/report.js';
+import { RUNGS, type RungName } from '../compaction/types.js';
+import { resolveProfile } from '../providers/index.js';
+import { CELL_NAMES, type CellName } from '../render/index.js';
+import { IMPORT_FORMATS, importTranscript, type ImportFormat } from '../transcript/import/index.js';
+import { WIRE_PROVIDERS, type WireProvider } from '../views/index.js';
+import { UsageError, type CliIO, type Command } from './command.js';
+
+const usage = `usage: glyphfold compact FILE --model ID --out DIR [options]
+
+Imports a transcript (Claude Code, Codex, OpenAI Chat, Anthropic or glyphfold JSONL), climbs the
+compaction ladder for the model (elide → shed → snapshot → summarize) until the request fits, and
+writes DIR/request.json (the exact request body), DIR/page-NNN.png (the snapshot pages) and
+DIR/records.json (the compaction items a history would append). Prints the report.
+
+  --model ID            target model as its route names it (e.g. claude-sonnet-4-5, gpt-5.4)
+  --out DIR             where the files go (required)
+  --budget TOKENS       use this context window instead of the model's (try the ladder on any history)
+  --trigger X           compact above X: tokens (150000, 150k) or a fraction of the limit (0.8, 80%)
+  --format NAME         input format: ${IMPORT_FORMATS.join(', ')} (default: detected)
+  --wire NAME           request format: ${WIRE_PROVIDERS.join(', ')} (default: the model's provider)
+  --rungs LIST          rungs allowed, comma-separated (default ${RUNGS.join(',')})
+  --force               run the rungs even if the request already fits
+  --cell NAME           snapshot glyph cell: ${CELL_NAMES.join(', ')} (default 4x6)
+  --scale N             snapshot scale 1–4 (default 1)
+  --summarizer ID       model for the summary rung (needs its API key in the environment)
+  --summarizer-url URL  base URL for the summarizer's API
+  --instructions TEXT   what the summary should focus on
+  --json                print one JSON object (report, request file, page files) instead of text
+`;
+
+const PAGE_FILE = /^page-\d{3,}\.png$/;
+
+function rungList(value: string): RungName[] {
+  const list = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (const r of list) {
+    if (!(RUNGS as readonly string[]).includes(r)) {
+      throw new UsageError(`--rungs expects names from ${RUNGS.join(', ')}, found '${r}'`);
+    }
+  }
+  return list as RungName[];
+}
+
+function budgetTokens(value: string): number {
+  const m = /^(\d+(?:\.\d+)?)(k|m)?$/i.exec(value.trim());
+  if (!m) throw new UsageError(`--budget expects tokens (e.g. 60000 or 60k), found '${value}'`);
+  const n = Math.round(
+    Number(m[1]) * (m[2]?.toLowerCase() === 'k' ? 1000 : m[2]?.toLowerCase() === 'm' ? 1e6 : 1),
+  );
+  if (n < 1000) throw new UsageError(`--budget must be at least 1000 tokens, found ${n}`);
+  return n;
+}
+
+function summarizerFor(
+  model: string,
+  baseURL: string | undefined,
+): { client: SummarizerClient; window: number } {
+  const { profile } = resolveProfile(model);
+  const base = baseURL ? { baseURL } : {};
+  const client =
+    profile.provider === 'openai'
+      ? openaiSummarizer({ model, ...base })
+      : profile.provider === 'anthropic'
+        ? anthropicSummarizer({ model, ...base })
+        : undefined;
+  if (!client)
+    throw new UsageError(
+      `--summarizer: no client for ${profile.provider} models yet (use a Claude or OpenAI model)`,
+    );
+  return { client, window: profile.contextWindow - Math.min(profile.maxOutput, 8000) };
+}
+
+function pageName(index: number): string {
+  return `page-${String(index + 1).padStart(3, '0')}.png`;
+}
+
+export const compactCommand: Command = {
+  name: 'compact',
+  summary: 'compact a transcript for a model: request JSON, snapshot pages and a report',
+  usage,
+  async run(argv: string[], io: CliIO): Promise<number> {
+    const { values, positionals } = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        model: { type: 'string' },
+        out: { type: 'string' },
+        budget: { type: 'string' },
+        trigger: { type: 'string' },
+        format: { type: 'string' },
+        wire: { type: 'string' },
+        rungs: { type: 'string' },
+        force: { type: 'boolean', default: false },
+        cell: { type: 'string', default: '4x6' },
+        scale: { type: 'string', default: '1' },
+        summarizer: { type: 'string' },
+        'summarizer-url': { type: 'string' },
+        instructions: { type: 'string' },
+        json: { type: 'boolean', default: false },
+      },
+    });
+    if (positionals.length !== 1) throw new UsageError(`expected one FILE, found ${positionals.length}`);
+    if (!values.model) throw new UsageError('--model ID is required');
+    if (!values.out) throw new UsageError('--out DIR is required');
+    if (values.format !== undefined && !(IMPORT_FORMATS as readonly string[]).includes(values.format)) {
+      throw new UsageError(`--format expects one of ${IMPORT_FORMATS.join(', ')}, found '${values.format}'`);
+    }
+    if (values.wire !== undefined && !(WIRE_PROVIDERS as readonly string[]).includes(values.wire)) {
+      throw new UsageError(`--wire expects one of ${WIRE_PROVIDERS.join(', ')}, found '${values.wire}'`);
+    }
+    if (!CELL_NAMES.includes(values.cell as CellName)) {
+      throw new UsageError(`--cell expects one of ${CELL_NAMES.join(', ')}, found '${values.cell}'`);
+    }
+    if (!/^[1-4]$/.test(values.scale))
+      throw new UsageError(`--scale expects an integer 1–4, found '${values.scale}'`);
+
+    const file = positionals[0]!;
+    const text = await readFile(resolve(io.cwd, file), 'utf8');
+    const imported = importTranscript(text, values.format ? { format: values.format as ImportFormat } : {});
+
+    const options: CompactionOptions = {
+      model: values.model,
+      cell: values.cell as CellName,
+      scale: Number(values.scale),
+      budget: {
+        ...(values.budget ? { window: budgetTokens(values.budget) } : {}),
+        ...(values.trigger ? { triggerAt: values.trigger } : {}),
+      },
+    };
+    if (values.wire) options.wire = values.wire as WireProvider;
+    if (values.rungs) options.rungs = rungList(values.rungs);
+    if (values.summarizer) {
+      options.summarizer = {
+        ...summarizerFor(values.summarizer, values['summarizer-url']),
+        ...(values.instructions ? { instructions: values.instructions } : {}),
+      };
+    }
+    const prepared = await prepareRequest(imported.items, options, values.force);
+
+    const outDir = resolve(io.cwd, values.out);
+    await mkdir(outDir, { recursive: true });
+    // Stale pages from an earlier run would otherwise sit beside this one's.
+    for (const entry of await readdir(outDir)) if (PAGE_FILE.test(entry)) await unlink(join(outDir, entry));
+    const requestFile = 'request.json';
+    await writeFile(join(outDir, requestFile), JSON.stringify(prepared.body, null, 2) + '\n');
+    await writeFile(join(outDir, 'records.json'), JSON.stringify(prepared.records, null, 2) + '\n');
+    const pages: { file: string; width: number; height: number; chars: number }[] = [];
+    for (const run of prepared.rendered) {
+      for (const p of run.pages) {
+        const name = pageName(pages.length);
+        await writeFile(join(outDir, name), p.png);
+        pages.push({ file: name, width: p.width, height: p.height, chars: p.chars });
+      }
+    }
+    const report = prepared.report;
+    if (values.json) {
+      io.stdout.write(
+        JSON.stringify({
+          input: file,
+          format: imported.format,
+          warnings: imported.warnings,
+          out: outDir,
+          request: requestFile,
+          records: 'records.json',
+          pages,
+          repairs: prepared.repairs,
+          report,
+        }) + '\n',
+      );
+      return report.fits ? 0 : 1;
+    }
+    const lines = [`compacted ${file} (${imported.format}, ${imported.items.length} items) → ${values.out}`];
+    io.stdout.write(lines.join('\n') + '\n' + formatReport(report));
+    for (const w of imported.warnings.slice(0, 5)) io.stdout.write(`import warning: ${w}\n`);
+    if (imported.warnings.length > 5)
+      io.stdout.write(`(${imported.warnings.length - 5} more import warnings)\n`);
+    io.stdout.write(
+      `files: ${requestFile}, records.json${pages.length ? `, ${pages[0]!.file}${pages.length > 1 ? ` … ${pages[pages.length - 1]!.file}` : ''}` : ''}\n`,
+    );
+    return report.fits ? 0 : 1;
+  },
+};

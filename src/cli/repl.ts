@@ -1,0 +1,92 @@
+import { resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { parseArgs } from 'node:util';
+import { isSlash, runSlash, slashHelp, SlashUsageError, type SlashContext } from '../commands/index.js';
+import { Workspace } from '../store/workspace.js';
+import type { AgentHistory } from '../tree/index.js';
+import { requireWorkspace } from './args.js';
+import { UsageError, type CliIO, type Command } from './command.js';
+
+const usage = `usage: glyphfold repl --workspace DIR --model ID [--conversation ID] [--agent NAME] [--budget TOKENS]
+
+Reads lines from stdin against one agent history of a workspace. A line starting with '/' runs a
+slash command; any other line is appended as a person message (one turn). No model is called:
+this is for working on the record (compact, inspect, branch, rewind).
+
+${slashHelp()}/help         this list
+/quit         leave
+`;
+
+export const replCommand: Command = {
+  name: 'repl',
+  summary: 'slash commands (/compact /shake /context /tree …) on a workspace history',
+  usage,
+  async run(argv: string[], io: CliIO): Promise<number> {
+    const { values, positionals } = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        workspace: { type: 'string' },
+        model: { type: 'string' },
+        conversation: { type: 'string' },
+        agent: { type: 'string', default: 'main' },
+        budget: { type: 'string' },
+      },
+    });
+    const dir = requireWorkspace(values.workspace);
+    if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`);
+    if (!values.model) throw new UsageError('--model ID is required');
+    let budget: number | undefined;
+    if (values.budget !== undefined) {
+      budget = Number(values.budget);
+      if (!Number.isInteger(budget) || budget < 1000)
+        throw new UsageError(`--budget expects whole tokens ≥ 1000, found '${values.budget}'`);
+    }
+    const ws = Workspace.open(resolve(io.cwd, dir));
+    let history: AgentHistory | undefined;
+    try {
+      const conversation = values.conversation ?? ws.conversations()[0] ?? ws.newConversationId();
+      history = ws.history(conversation, values.agent);
+      const ctx: SlashContext = {
+        history,
+        compaction: { model: values.model, ...(budget ? { budget: { window: budget } } : {}) },
+      };
+      io.stdout.write(
+        `conversation ${conversation}, agent ${values.agent}, ${ctx.history.path().length} items\n`,
+      );
+      const lines = createInterface({ input: io.stdin, crlfDelay: Infinity, terminal: false });
+      let status = 0;
+      for await (const raw of lines) {
+        const line = raw.trim();
+        if (!line) continue;
+        if (line === '/quit' || line === '/exit') break;
+        if (line === '/help') {
+          io.stdout.write(slashHelp());
+          continue;
+        }
+        try {
+          if (isSlash(line)) {
+            const r = await runSlash(line, ctx);
+            io.stdout.write(r.output);
+            if (r.history) {
+              ctx.history.close();
+              ctx.history = history = r.history;
+            }
+          } else {
+            ctx.history.append({ kind: 'message', author: 'person', text: raw });
+            ctx.history.commit();
+            io.stdout.write(`appended (turn ${ctx.history.turn})\n`);
+          }
+        } catch (err) {
+          status = 1;
+          const prefix = err instanceof SlashUsageError ? 'usage' : 'error';
+          io.stdout.write(`${prefix}: ${(err as Error).message}\n`);
+        }
+      }
+      return status;
+    } finally {
+      history?.close();
+      ws.close();
+    }
+  },
+};

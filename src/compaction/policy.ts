@@ -1,0 +1,332 @@
+/**
+ * Policy: when to compact, and what to do when the provider says the request was too long.
+ *
+ * Proactive: before a call, estimate the request; if `shouldCompact` says so (over the trigger, or a
+ * cold cache past the early mark), climb the ladder. Reactive: on an overflow error (Anthropic, OpenAI,
+ * Gemini messages, parsed by `parseOverflowError`), feed the provider's measured count to the
+ * calibrator, rebuild with the corrected estimates and retry once. Snapshots need no model call, so they
+ * stay available in that moment; the summary rung too, in chunks that fit.
+ *
+ * This module wires the real parts (profiles, renderer, views, token estimates) into the pure ladder.
+ */
+import {
+  bestPageShape,
+  detailLevels,
+  imageTokens,
+  pageBytesMax,
+  parseOverflowError,
+  wouldResize,
+  resolveProfile,
+  type OverflowInfo,
+  type Profile,
+  type ResolvedProfile,
+} from '../providers/index.js';
+import { cellSize, countPages, render, type CellName } from '../render/index.js';
+import { Calibrator, estimateTokens } from '../tokens/index.js';
+import type { Item } from '../transcript/items.js';
+import { wireView, type Repair, type WireProvider, type WireRequest } from '../views/index.js';
+import { computeBudget, type Budget, type BudgetOptions } from './budget.js';
+import { shouldCompact, cacheWarm, type CacheState, type Decision } from './economics.js';
+import { itemEstimator, textEstimator } from './estimate.js';
+import { climb, type LadderOptions, type LadderResult } from './ladder.js';
+import type { CompactionRecord } from './record.js';
+import type { PageSpec, SnapshotRenderer } from './snapshot.js';
+import type { PageCandidate } from './page-width.js';
+import { RUNGS, type RungName } from './types.js';
+
+/** Where an early (cold-cache) compaction aims, as a fraction of the trigger. */
+export const EARLY_TARGET = 0.6;
+
+/** The renderer the ladder uses: the library's own (WASM core where available). */
+export const RENDERER: SnapshotRenderer = {
+  countPages: (text, options) => countPages(text, options),
+  render: (text, options) => render(text, options),
+};
+
+/** The wire format a provider's models are called with by default. */
+export const DEFAULT_WIRE: Readonly<Record<Profile['provider'], WireProvider>> = {
+  anthropic: 'anthropic',
+  openai: 'openai-responses',
+  gemini: 'gemini',
+};
+
+export interface CompactionOptions {
+  /** Model id as the route names it (`claude-sonnet-4-5`, `us.anthropic.…`, `openai/gpt-5.5`). */
+  model: string;
+  /** Wire format; default from the profile's provider. */
+  wire?: WireProvider;
+  /** Everything else the request carries (system, memory, tools, maxTokens, imageDetail). */
+  request?: Omit<WireRequest, 'model' | 'profile'>;
+  budget?: BudgetOptions;
+  calibrator?: Calibrator;
+  /** Which rungs may run (default all). */
+  rungs?: readonly RungName[];
+  /** Deflate effort for snapshot pages (default 'fastest': pages stay small either way). */
+  compression?: 'default' | 'fastest';
+  /** Snapshot glyph cell and scale (default 4×6 at 1). */
+  cell?: CellName;
+  scale?: number;
+  elide?: LadderOptions['elide'];
+  shed?: LadderOptions['shed'];
+  summarizer?: LadderOptions['summarizer'];
+  cache?: CacheState;
+  /** Resolved profile to use instead of resolving `model` (tests, user profiles). */
+  resolved?: ResolvedProfile;
+}
+
+/** Everything the ladder needs for one model, computed once. */
+export interface CompactionSetup {
+  resolved: ResolvedProfile;
+  profile: Profile;
+  budget: Budget;
+  wire: WireProvider;
+  request: WireRequest;
+  page?: PageSpec;
+  /** Pages of other widths the snapshot rung may choose from (area-billed providers). */
+  pages?: PageCandidate[];
+  notes: string[];
+  calibrator: Calibrator;
+}
+
+/** Resolves the profile, budget, wire format and snapshot page for `options.model`. */
+export function setupCompaction(options: CompactionOptions): CompactionSetup {
+  const resolved = options.resolved ?? resolveProfile(options.model);
+  const profile = resolved.profile;
+  const notes: string[] = [];
+  if (resolved.guessed)
+    notes.push(`profile guessed for '${options.model}': ${resolved.note ?? 'most conservative'}`);
+  const budget = computeBudget(profile, options.budget);
+  const wire = options.wire ?? DEFAULT_WIRE[profile.provider];
+  const request: WireRequest = { model: options.model, ...options.request, profile };
+  let page: PageSpec | undefined;
+  let pages: PageCandidate[] | undefined;
+  if (profile.vision) {
+    try {
+      const imagesInRequest = Math.min(profile.images.maxPerRequest, 50);
+      const shape = bestPageShape(profile, {
+        cell: options.cell ?? '4x6',
+        scale: options.scale ?? 1,
+        imagesInRequest,
+      });
+      page = {
+        width: shape.width,
+        height: shape.height,
+        cell: options.cell ?? '4x6',
+        scale: options.scale ?? 1,
+        tokens: shape.tokens,
+        compression: options.compression ?? 'fastest',
+      };
+      if (shape.detail && request.imageDetail === undefined)
+        request.imageDetail = shape.detail as WireRequest['imageDetail'];
+      if (!shape.verified && shape.note) notes.push(shape.note);
+      pages = pageCandidates(profile, page, shape.detail, imagesInRequest);
+    } catch (err) {
+      notes.push(`no snapshot page for ${profile.family}: ${(err as Error).message}`);
+    }
+  }
+  const setup: CompactionSetup = {
+    resolved,
+    profile,
+    budget,
+    wire,
+    request,
+    notes,
+    calibrator: options.calibrator ?? new Calibrator(),
+  };
+  if (page) setup.page = page;
+  if (pages) setup.pages = pages;
+  return setup;
+}
+
+/**
+ * Narrowest snapshot page, in columns. Narrower pages waste less of a short line but read like a
+ * newspaper column and multiply the page count; 80 is a terminal's width.
+ */
+export const MIN_COLS = 80;
+
+function gcd(a: number, b: number): number {
+  return b === 0 ? a : gcd(b, a % b);
+}
+
+/**
+ * Full-height pages of every width on the provider's billing grid that it takes without resizing (and
+ * within its per-image bytes), plus `best`. Providers without an area grid get `best` only.
+ */
+export function pageCandidates(
+  profile: Profile,
+  best: PageSpec,
+  detail: string | undefined,
+  imagesInRequest: number,
+): PageCandidate[] {
+  const cell = cellSize(best.cell, best.scale);
+  const geometry = (p: PageSpec): PageCandidate => ({
+    ...p,
+    cols: Math.floor(p.width / cell.width),
+    rowsPerPage: Math.floor(p.height / cell.height),
+  });
+  const r = profile.image;
+  if (r.kind !== 'anthropic-patch' && r.kind !== 'openai-patch') return [geometry(best)];
+  const grid = r.patch;
+  const level = r.kind === 'openai-patch' && detail ? r.details[detail] : undefined;
+  const cap =
+    r.kind === 'anthropic-patch' ? r.maxLongEdge : (level?.maxSide ?? Math.max(best.width, best.height));
+  const perImage = Math.min(
+    profile.images.maxBytesPerImage,
+    Math.floor(profile.images.maxBytesPerRequest / imagesInRequest),
+  );
+  const opts = detail && detailLevels(profile).includes(detail) ? { detail } : {};
+  const ok = (w: number, h: number): boolean =>
+    !wouldResize(profile, w, h, { ...opts, imagesInRequest }) &&
+    (level?.shapeBudget === undefined || Math.ceil(w / grid) * Math.ceil(h / grid) <= level.shapeBudget) &&
+    pageBytesMax(profile, w, h) <= perImage;
+  const step = (grid * cell.width) / gcd(grid, cell.width);
+  const out: PageCandidate[] = [geometry(best)];
+  for (let w = step; w <= cap; w += step) {
+    if (w / cell.width < MIN_COLS || w === best.width) continue;
+    // The tallest page of this width, on whole cell rows (cost rises with height: binary search).
+    let lo = 0;
+    let hi = Math.floor(cap / cell.height);
+    while (lo < hi) {
+      const mid = Math.ceil((lo + hi) / 2);
+      if (ok(w, mid * cell.height)) lo = mid;
+      else hi = mid - 1;
+    }
+    if (lo < 2) continue;
+    const h = lo * cell.height;
+    out.push(geometry({ ...best, width: w, height: h, tokens: imageTokens(profile, w, h, opts) }));
+  }
+  return out;
+}
+
+/** What `prepareRequest` hands back: the body to send and what compaction did. */
+export interface PreparedRequest extends LadderResult {
+  /** The exact request body (views' `wireView`). */
+  body: Record<string, unknown>;
+  repairs: Repair[];
+  /** Estimate of the body as sent (calibrated). */
+  estimate: number;
+  decision: Decision;
+  setup: CompactionSetup;
+}
+
+function ladderOptions(setup: CompactionSetup, options: CompactionOptions, force: boolean): LadderOptions {
+  const est = {
+    model: options.model,
+    calibrator: setup.calibrator,
+    ...(setup.request.imageDetail ? { detail: setup.request.imageDetail } : {}),
+  };
+  const measureOpts = {
+    calibrator: setup.calibrator,
+    imageTokens: (w: number, h: number, o?: { detail?: string }) => imageTokensFor(setup.profile, w, h, o),
+  };
+  const overhead = estimateTokens(setup.wire, [], setup.request, measureOpts).total;
+  const o: LadderOptions = {
+    model: options.model,
+    profile: setup.profile,
+    budget: setup.budget,
+    estimate: itemEstimator(setup.profile, est),
+    estimateText: textEstimator(est),
+    overhead,
+    measure: (items) => estimateTokens(setup.wire, items, setup.request, measureOpts).total - overhead,
+    force,
+    renderer: RENDERER,
+    notes: setup.notes,
+    profileNote: `${setup.resolved.route}${setup.resolved.guessed ? ', guessed' : ''}: ${setup.profile.family}`,
+  };
+  if (setup.page) {
+    o.page = setup.page;
+    if (setup.pages) o.pages = setup.pages;
+    const detail = setup.request.imageDetail;
+    o.tokensFor = (w, h) => imageTokensFor(setup.profile, w, h, detail ? { detail } : undefined);
+  }
+  if (options.rungs) o.rungs = options.rungs;
+  if (options.elide) o.elide = options.elide;
+  if (options.shed) o.shed = options.shed;
+  if (options.summarizer) o.summarizer = options.summarizer;
+  if (options.cache) o.cache = options.cache;
+  return o;
+}
+
+/** Image tokens under `profile`; a detail level only goes to rules that have levels. */
+function imageTokensFor(profile: Profile, w: number, h: number, o?: { detail?: string }): number {
+  const useDetail = o?.detail !== undefined && detailLevels(profile).includes(o.detail);
+  return imageTokens(profile, w, h, useDetail ? { detail: o!.detail! } : {});
+}
+
+/**
+ * Proactive path: the request for `path` (the record's path, compaction items included), compacted if
+ * the policy says so. `force` compacts whatever the estimate (`/compact`). Never touches `path`; the
+ * caller appends `records` to the history (in one commit) if it sends the request.
+ */
+export async function prepareRequest(
+  path: readonly Item[],
+  options: CompactionOptions,
+  force = false,
+  setup = setupCompaction(options),
+): Promise<PreparedRequest> {
+  const first = await climb(path, { ...ladderOptions(setup, options, false), rungs: [] });
+  const estimate = first.report.tokensAfter;
+  const decision: Decision = force
+    ? { compact: true, reason: 'compaction requested' }
+    : shouldCompact(estimate, setup.budget, cacheWarm(options.cache ?? {}, setup.profile));
+  let result = first;
+  if (decision.compact) {
+    const early = !force && estimate <= setup.budget.trigger;
+    const o = ladderOptions(setup, options, force || early);
+    o.current = { items: first.items, tokens: first.report.tokensBefore };
+    if (early) {
+      // Early compaction on a cold cache: aim well under the trigger, and only with rungs that cost
+      // no model call, or it is no bargain.
+      o.budget = { ...o.budget, target: Math.floor(setup.budget.trigger * EARLY_TARGET) };
+      o.force = false;
+      o.rungs = (o.rungs ?? RUNGS).filter((r) => r !== 'summarize');
+    }
+    result = await climb(path, o);
+  }
+  if (decision.compact) result.report.reasons.unshift(decision.reason);
+  const { body, repairs } = wireView(setup.wire, result.items, setup.request);
+  return { ...result, body, repairs, estimate: result.report.tokensAfter, decision, setup };
+}
+
+/** The outcome of a call made through `sendWithCompaction`. */
+export interface SendResult<T> {
+  response: T;
+  /** The request that succeeded. */
+  prepared: PreparedRequest;
+  /** The overflow that forced a retry, if one did. */
+  overflow?: OverflowInfo;
+  /** Compaction records to append: those of the request that succeeded. */
+  records: CompactionRecord[];
+}
+
+/**
+ * Sends the request for `path` through `send`, compacting proactively, and once more after an overflow
+ * error: the measured count recalibrates the estimate, the ladder reruns forced, and the call is retried
+ * once. A second overflow, or any other error, is thrown to the caller.
+ */
+export async function sendWithCompaction<T>(
+  path: readonly Item[],
+  send: (prepared: PreparedRequest) => Promise<T>,
+  options: CompactionOptions,
+): Promise<SendResult<T>> {
+  const setup = setupCompaction(options);
+  const prepared = await prepareRequest(path, options, false, setup);
+  try {
+    return { response: await send(prepared), prepared, records: prepared.records };
+  } catch (err) {
+    const overflow = parseOverflowError(err, setup.profile);
+    if (!overflow) throw err;
+    const measured = overflow.measuredTokens;
+    if (measured !== undefined && prepared.estimate > 0) {
+      setup.calibrator.observe(options.model, prepared.estimate, measured);
+    } else {
+      // No count in the message (OpenAI Responses): assume we were 25% low.
+      setup.calibrator.observe(options.model, prepared.estimate, Math.ceil(prepared.estimate * 1.25));
+    }
+    const retry = await prepareRequest(path, options, true, setup);
+    retry.report.reasons.unshift(
+      `provider overflow${measured !== undefined ? `: measured ${measured} tokens against our ${prepared.estimate}` : ''}; recalibrated (×${setup.calibrator.ratio(options.model).toFixed(3)}) and rebuilt`,
+    );
+    return { response: await send(retry), prepared: retry, overflow, records: retry.records };
+  }
+}

@@ -1,0 +1,78 @@
+/** What a compaction did, for people (`formatReport`) and programs (the object, `--json`). */
+import type { Budget } from './budget.js';
+import type { Economics } from './economics.js';
+import type { RungReport } from './types.js';
+import { fmt } from './placeholders.js';
+
+export interface SnapshotFigures {
+  pages: number;
+  /** Pixel size and cell of each page. */
+  shape: { width: number; height: number; cell: string; scale: number };
+  /** Tokens one page costs by the profile's image rule. */
+  tokensPerPage: number;
+  /** Characters of transcript text on the pages. */
+  chars: number;
+  /** Estimated tokens of that text if sent as text. */
+  textTokens: number;
+  /** Tokens of the pages as images. */
+  imageTokens: number;
+  /** textTokens / imageTokens: how many times cheaper the snapshot is. */
+  ratio: number;
+  /** PNG bytes of all pages. */
+  bytes: number;
+}
+
+export interface CompactionReport {
+  model: string;
+  /** Notes about the profile (guessed, route). */
+  profileNote?: string;
+  budget: Budget;
+  items: number;
+  tokensBefore: number;
+  tokensAfter: number;
+  /** Whether the result is within the budget's target. */
+  fits: boolean;
+  rungs: RungReport[];
+  snapshot?: SnapshotFigures;
+  economics?: Economics;
+  /** Wall time of the compaction, ms. */
+  timeMs: number;
+  /** Everything a user should know: skipped rungs and why, limits that bit. */
+  reasons: string[];
+}
+
+const n = fmt;
+
+/** A short human-readable report. */
+export function formatReport(r: CompactionReport): string {
+  const lines: string[] = [];
+  lines.push(`model ${r.model}${r.profileNote ? ` (${r.profileNote})` : ''}`);
+  lines.push(
+    `budget: window ${n(r.budget.window)} − output ${n(r.budget.maxOutput)} − margin ${n(r.budget.margin)} = limit ${n(r.budget.limit)}; trigger ${n(r.budget.trigger)}, target ${n(r.budget.target)}`,
+  );
+  lines.push(
+    `items ${n(r.items)}: ${n(r.tokensBefore)} → ${n(r.tokensAfter)} tokens (${r.fits ? 'fits' : 'DOES NOT FIT'})`,
+  );
+  for (const g of r.rungs) {
+    const change = g.applied ? `${n(g.tokensBefore)} → ${n(g.tokensAfter)}` : 'skipped';
+    lines.push(`  ${g.rung.padEnd(9)} ${change}: ${g.reason}`);
+  }
+  if (r.snapshot) {
+    const s = r.snapshot;
+    lines.push(
+      `snapshot: ${s.pages} pages ${s.shape.width}×${s.shape.height} (${s.shape.cell}${s.shape.scale > 1 ? ` ×${s.shape.scale}` : ''}), ${n(s.tokensPerPage)} tokens per full page, ${n(s.chars)} chars, ${n(s.bytes)} bytes`,
+    );
+    lines.push(
+      `snapshot vs text: ${n(s.imageTokens)} image tokens for ${n(s.textTokens)} text tokens = ${s.ratio.toFixed(1)}× fewer`,
+    );
+  }
+  if (r.economics) {
+    const e = r.economics;
+    lines.push(
+      `cost of next call (${e.unit}): carry on ${n(e.carryOn)}, compact now ${n(e.compactNow)}; cache ${e.warm ? 'warm' : 'cold'}; saves ${n(e.savedPerLaterCall)} per later call${e.breakEvenCalls > 0 ? `, pays off after ${e.breakEvenCalls === Infinity ? '∞' : e.breakEvenCalls} calls` : ''}`,
+    );
+  }
+  for (const reason of r.reasons) lines.push(`note: ${reason}`);
+  lines.push(`time ${r.timeMs.toFixed(1)} ms`);
+  return lines.join('\n') + '\n';
+}
