@@ -3,12 +3,14 @@
  * same prose: render throughput per shape as a ratio to the first shape, real PNG bytes against the
  * worst-case bound the page-shape search uses, and the billed image tokens for the whole text against
  * its text tokens (4 characters per token): the compression measured with real page fill, where
- * wrapped lines and short paragraphs leave cells empty.
+ * wrapped lines and short paragraphs leave cells empty. A last `providers-coldstart` row times the
+ * built module's cold start in fresh processes (see `coldstart.ts`).
  */
 import { Bench } from 'tinybench';
 import { DEFAULT_SHAPE_MODELS, DEFAULT_TEXT_CHARS_PER_TOKEN } from '../src/cli/shapes.js';
 import { bestPageShape, pageBytesMax, resolveProfile } from '../src/providers/index.js';
 import { render } from '../src/render/index.js';
+import { DEFAULT_DIST, coldStartOnce, summarize, type ColdStartSample } from './coldstart.js';
 import { englishProse } from './corpus.js';
 import type { BenchResult, BenchSuite } from './suite.js';
 
@@ -78,6 +80,33 @@ export const shapesSuite: BenchSuite = {
         measuredCompression: Number((textTokens / imageTokens).toFixed(2)),
       });
     }
+    rows.push(coldStartRow(ctx.quick ? 3 : 15));
     return rows;
   },
 };
+
+/** Model of the cold-start row: the serverless default, an Anthropic patch rule. */
+const COLD_START_MODEL = 'claude-sonnet-4-6';
+
+/**
+ * Medians over `runs` fresh processes of the CPU ms to import `dist/providers`, resolve one id and find
+ * its first page shape; `againMs` is a second resolve + shape (memo hits). Machine load shifts the
+ * absolute figures; `shapeVsImport` is the ratio to watch.
+ */
+function coldStartRow(runs: number): BenchResult {
+  const samples: ColdStartSample[] = [];
+  for (let i = 0; i < runs; i++) samples.push(coldStartOnce(DEFAULT_DIST, [COLD_START_MODEL]));
+  const m = summarize(samples);
+  return {
+    suite: 'shapes',
+    impl: 'providers-coldstart',
+    models: COLD_START_MODEL,
+    runs,
+    importMs: m.importMs,
+    resolveMs: m.resolveMs,
+    shapeMs: m.shapeMs,
+    againMs: m.againMs,
+    meanMs: m.totalMs,
+    shapeVsImport: Number((m.shapeMs / m.importMs).toFixed(2)),
+  };
+}

@@ -327,3 +327,75 @@ export function wouldResize(
     return true;
   return false;
 }
+
+/**
+ * A fast form of {@link unresizedCost} for searches: for one profile and detail level, a function of
+ * (width, height) giving the tokens billed when the provider takes the image as it is, or -1 when it
+ * would resize it. Plain arithmetic per call, no allocation; the property tests check it agrees with
+ * {@link unresizedCost}. Throws for an unknown detail level and a model without vision.
+ */
+export function unresizedTokensFn(
+  profile: Profile,
+  options: ImageOptions = {},
+): (width: number, height: number) => number {
+  if (!profile.vision) {
+    throw new Error(`${profile.name} (${profile.family}) has no vision: it cannot read images`);
+  }
+  const r = profile.image;
+  const model = `${profile.name} (${profile.family})`;
+  switch (r.kind) {
+    case 'anthropic-patch': {
+      if (options.detail !== undefined && options.detail !== 'auto') {
+        throw new RangeError(
+          `unknown detail '${options.detail}' for ${model}: this model has no detail levels`,
+        );
+      }
+      const { patch, maxLongEdge, maxTokens } = r;
+      return (w, h) => {
+        const pw = Math.ceil(w / patch);
+        const ph = Math.ceil(h / patch);
+        const tokens = pw * ph;
+        return Math.max(pw, ph) * patch > maxLongEdge || tokens > maxTokens ? -1 : tokens;
+      };
+    }
+    case 'gemini-tile': {
+      if (options.detail !== undefined && options.detail !== 'auto') {
+        throw new RangeError(
+          `unknown detail '${options.detail}' for ${model}: this model has no detail levels`,
+        );
+      }
+      const { smallMax, smallTokens, tile, tileTokens } = r;
+      return (w, h) => {
+        if (w <= smallMax && h <= smallMax) return smallTokens;
+        return w <= tile && h <= tile ? Math.ceil(w / tile) * Math.ceil(h / tile) * tileTokens : -1;
+      };
+    }
+    case 'openai-tile': {
+      const detail = pickDetail(options.detail, detailLevels(profile), r.defaultDetail, model);
+      const { box, shortSide, tile, baseTokens, tileTokens } = r;
+      if (detail === 'low') return (w, h) => (Math.max(w, h) > 512 ? -1 : baseTokens);
+      return (w, h) =>
+        Math.max(w, h) > box || Math.min(w, h) > shortSide
+          ? -1
+          : baseTokens + Math.ceil(w / tile) * Math.ceil(h / tile) * tileTokens;
+    }
+    case 'openai-patch': {
+      const detail = pickDetail(options.detail, detailLevels(profile), r.defaultDetail, model);
+      const level = r.details[detail]!;
+      const maxSide = level.maxSide ?? Infinity;
+      const budget = level.patchBudget ?? Infinity;
+      const { patch, multiplier } = r;
+      return (w, h) => {
+        if (Math.max(w, h) > maxSide) return -1;
+        const count = Math.ceil(w / patch) * Math.ceil(h / patch);
+        return count > budget ? -1 : Math.ceil(count * multiplier - 1e-9);
+      };
+    }
+    case 'flat': {
+      const detail = pickDetail(options.detail, detailLevels(profile), r.defaultDetail, model);
+      const tokens = r.details[detail]!;
+      const { pageMaxSide } = r;
+      return (w, h) => (Math.max(w, h) > pageMaxSide ? -1 : tokens);
+    }
+  }
+}

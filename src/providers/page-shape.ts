@@ -8,7 +8,7 @@
  * and keeping the best is exact, and the same code serves every rule.
  */
 import { cellSize, type CellName } from '../render/cells.js';
-import { unresizedCost, type ImageCost } from './image-tokens.js';
+import { unresizedCost, unresizedTokensFn } from './image-tokens.js';
 import { base64Size, pngBytesMax } from './png-size.js';
 import type { Profile } from './types.js';
 
@@ -106,35 +106,30 @@ function checkCount(v: number, name: string): void {
     throw new RangeError(`${name} must be a positive integer, found ${String(v)}`);
 }
 
-interface Candidate {
-  width: number;
-  height: number;
-  cost: ImageCost;
-  chars: number;
-  cols: number;
-  rows: number;
-}
-
-/** a better than b: more chars per token, then more chars, fewer tokens, landscape, smaller area. */
-function better(a: Candidate, b: Candidate): boolean {
-  const lhs = a.chars * b.cost.tokens;
-  const rhs = b.chars * a.cost.tokens;
-  if (lhs !== rhs) return lhs > rhs;
-  if (a.chars !== b.chars) return a.chars > b.chars;
-  if (a.cost.tokens !== b.cost.tokens) return a.cost.tokens < b.cost.tokens;
-  if (a.width >= a.height !== b.width >= b.height) return a.width >= a.height;
-  return a.width * a.height < b.width * b.height;
-}
-
 /**
  * The page shape carrying the most characters per billed token that `profile`'s provider neither
  * resizes nor rejects, for glyph `cell` at integer `scale`. Throws for a model without vision (it cannot
  * read pages: use a summary) and for bad options.
  */
 export function bestPageShape(profile: Profile, options: PageShapeOptions = {}): PageShapeChoice {
-  // The search takes tens of milliseconds and compaction asks per request: remember answers per profile
-  // object (profiles are never mutated; a re-registered profile is a new object).
-  const key = `${options.cell ?? '4x6'}|${options.scale ?? 1}|${options.imagesInRequest ?? 1}|${options.detail ?? ''}`;
+  if (!profile.vision) {
+    throw new Error(
+      `${profile.name} (${profile.family}) has no vision: snapshot pages cannot be read; use a summary`,
+    );
+  }
+  const imagesInRequest = options.imagesInRequest ?? 1;
+  checkCount(imagesInRequest, 'imagesInRequest');
+  if (imagesInRequest > profile.images.maxPerRequest) {
+    throw new RangeError(
+      `imagesInRequest ${imagesInRequest} exceeds ${profile.family}'s limit of ${profile.images.maxPerRequest} images per request`,
+    );
+  }
+  // Compaction asks per request: remember answers per profile object (profiles are never mutated; a
+  // re-registered profile is a new object). The image count matters only through the many-image rule
+  // and the per-image byte share, so counts that agree on both share an answer.
+  const many = profile.images.manyImages;
+  const bucket = `${many !== undefined && imagesInRequest > many.above ? 'many' : 'few'}:${perImageBytes(profile, imagesInRequest)}`;
+  const key = `${options.cell ?? '4x6'}|${options.scale ?? 1}|${bucket}|${options.detail ?? ''}`;
   let perProfile = memo.get(profile);
   const hit = perProfile?.get(key);
   if (hit) return { ...hit };
@@ -146,78 +141,103 @@ export function bestPageShape(profile: Profile, options: PageShapeOptions = {}):
 
 const memo = new WeakMap<Profile, Map<string, PageShapeChoice>>();
 
-function searchPageShape(profile: Profile, options: PageShapeOptions): PageShapeChoice {
-  if (!profile.vision) {
-    throw new Error(
-      `${profile.name} (${profile.family}) has no vision: snapshot pages cannot be read; use a summary`,
-    );
-  }
-  const cell = cellSize(options.cell ?? '4x6', options.scale ?? 1);
-  const imagesInRequest = options.imagesInRequest ?? 1;
-  checkCount(imagesInRequest, 'imagesInRequest');
-  if (imagesInRequest > profile.images.maxPerRequest) {
-    throw new RangeError(
-      `imagesInRequest ${imagesInRequest} exceeds ${profile.family}'s limit of ${profile.images.maxPerRequest} images per request`,
-    );
-  }
-  const r = profile.image;
-  const details: (string | undefined)[] =
-    options.detail !== undefined ? [options.detail] : 'pageDetails' in r ? r.pageDetails : [undefined];
-  const perImageBytes = Math.min(
+/** The bytes one page may take when `imagesInRequest` pages share the request. */
+function perImageBytes(profile: Profile, imagesInRequest: number): number {
+  return Math.min(
     profile.images.maxBytesPerImage,
     Math.floor(profile.images.maxBytesPerRequest / imagesInRequest),
   );
+}
 
-  let best: Candidate | undefined;
+function searchPageShape(profile: Profile, options: PageShapeOptions): PageShapeChoice {
+  const cell = cellSize(options.cell ?? '4x6', options.scale ?? 1);
+  const imagesInRequest = options.imagesInRequest ?? 1;
+  const r = profile.image;
+  const details: (string | undefined)[] =
+    options.detail !== undefined ? [options.detail] : 'pageDetails' in r ? r.pageDetails : [undefined];
+  const byteLimit = perImageBytes(profile, imagesInRequest);
+
+  // The best so far, as scalars: the loop visits up to ~35,000 pages and allocates nothing.
+  let found = false;
+  let bw = 0;
+  let bh = 0;
+  let bTokens = 0;
+  let bChars = 0;
+  let bDetail: string | undefined;
   for (const detail of details) {
     const axis = axisFor(profile, detail, imagesInRequest);
     const widths = sides(axis, 2 * cell.width);
     const heights = sides(axis, 2 * cell.height);
+    const tokensOf = unresizedTokensFn(profile, detail === undefined ? {} : { detail });
     // Where vendor pages disagree on a patch budget, pages keep under the smaller one.
-    const patchLimit =
-      r.kind === 'openai-patch' && detail !== undefined
-        ? { patch: r.patch, budget: r.details[detail]?.shapeBudget }
-        : undefined;
+    const shapeBudget =
+      r.kind === 'openai-patch' && detail !== undefined ? r.details[detail]?.shapeBudget : undefined;
+    const patch = r.kind === 'openai-patch' ? r.patch : 1;
+    // The byte bound only grows with the page: when the largest page searched fits, none needs checking.
+    const lastW = widths[widths.length - 1];
+    const lastH = heights[heights.length - 1];
+    const checkBytes =
+      lastW !== undefined && lastH !== undefined && pageBytesMax(profile, lastW, lastH) > byteLimit;
     for (const width of widths) {
+      const cols = Math.floor(width / cell.width);
+      // Heights ascend, and every limit (resize threshold, patch budget, bytes) only tightens as the
+      // page grows, so the first height that fails ends this width.
       for (const height of heights) {
-        if (
-          patchLimit?.budget !== undefined &&
-          Math.ceil(width / patchLimit.patch) * Math.ceil(height / patchLimit.patch) > patchLimit.budget
-        ) {
-          continue;
+        if (shapeBudget !== undefined && Math.ceil(width / patch) * Math.ceil(height / patch) > shapeBudget) {
+          break;
         }
-        const cost = unresizedCost(profile, width, height, detail === undefined ? {} : { detail });
-        if (!cost) continue;
-        if (pageBytesMax(profile, width, height) > perImageBytes) continue;
-        const cols = Math.floor(width / cell.width);
-        const rows = Math.floor(height / cell.height);
-        const c: Candidate = { width, height, cost, cols, rows, chars: cols * rows };
-        if (!best || better(c, best)) best = c;
+        const tokens = tokensOf(width, height);
+        if (tokens < 0) break;
+        if (checkBytes && pageBytesMax(profile, width, height) > byteLimit) break;
+        const chars = cols * Math.floor(height / cell.height);
+        // Better: more chars per token, then more chars, fewer tokens, landscape, smaller area.
+        let better = !found;
+        if (!better) {
+          const lhs = chars * bTokens;
+          const rhs = bChars * tokens;
+          if (lhs !== rhs) better = lhs > rhs;
+          else if (chars !== bChars) better = chars > bChars;
+          else if (tokens !== bTokens) better = tokens < bTokens;
+          else if (width >= height !== bw >= bh) better = width >= height;
+          else better = width * height < bw * bh;
+        }
+        if (better) {
+          found = true;
+          bw = width;
+          bh = height;
+          bTokens = tokens;
+          bChars = chars;
+          bDetail = detail;
+        }
       }
     }
   }
-  if (!best) {
+  if (!found) {
     throw new Error(
       `no page of cell ${options.cell ?? '4x6'} at scale ${options.scale ?? 1} fits ${profile.family} without resizing`,
     );
   }
+  // The winner's cost from the reference rule: the same tokens, and the detail level as applied.
+  const cost = unresizedCost(profile, bw, bh, bDetail === undefined ? {} : { detail: bDetail });
+  /* c8 ignore next */
+  if (cost?.tokens !== bTokens) throw new Error(`page search disagrees with the image rule at ${bw}x${bh}`);
   const verified = r.kind !== 'flat' || r.verified;
   const choice: PageShapeChoice = {
-    width: best.width,
-    height: best.height,
-    tokens: best.cost.tokens,
-    cols: best.cols,
-    rows: best.rows,
-    charsPerPage: best.chars,
-    charsPerToken: best.chars / best.cost.tokens,
-    pixelsPerToken: (best.width * best.height) / best.cost.tokens,
-    bytesMax: pageBytesMax(profile, best.width, best.height),
-    pagesPerRequest: pagesPerRequest(profile, best.width, best.height),
+    width: bw,
+    height: bh,
+    tokens: bTokens,
+    cols: Math.floor(bw / cell.width),
+    rows: Math.floor(bh / cell.height),
+    charsPerPage: bChars,
+    charsPerToken: bChars / bTokens,
+    pixelsPerToken: (bw * bh) / bTokens,
+    bytesMax: pageBytesMax(profile, bw, bh),
+    pagesPerRequest: pagesPerRequest(profile, bw, bh),
     verified,
   };
-  if (best.cost.detail !== undefined) choice.detail = best.cost.detail;
+  if (cost.detail !== undefined) choice.detail = cost.detail;
   if (!verified) {
-    choice.note = `${profile.name}: the size at which the provider resizes images is undocumented; ${best.width}x${best.height} is an assumption. Snapshots are unverified for this model until measured.`;
+    choice.note = `${profile.name}: the size at which the provider resizes images is undocumented; ${bw}x${bh} is an assumption. Snapshots are unverified for this model until measured.`;
   }
   return choice;
 }

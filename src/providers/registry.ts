@@ -60,6 +60,25 @@ export function loadProfileFile(
   origin = 'profile file',
   base: Registry = registry,
 ): LoadedProfiles {
+  const read = readProfileFile(json, origin, base);
+  return {
+    profiles: read.pending.map(([, validate]) => validate()),
+    routes: read.routes,
+    references: read.references,
+    entries: read.entries,
+  };
+}
+
+/**
+ * A profile file with every profile entry merged but not yet validated: `pending` holds one validator
+ * per non-abstract family, so built-in tables (checked by the test suite) pay for validation only for
+ * the profiles a process uses. Structure, references and route rules are checked here.
+ */
+function readProfileFile(
+  json: unknown,
+  origin: string,
+  base: Registry,
+): Omit<LoadedProfiles, 'profiles'> & { pending: [string, () => Profile][] } {
   if (!isObject(json))
     throw new ProfileDataError(
       origin,
@@ -81,7 +100,7 @@ export function loadProfileFile(
     ...validateReferences(json.references, `${origin}.references`),
   ]);
   const entries = new Map<string, Obj>();
-  const profiles: Profile[] = [];
+  const pending: [string, () => Profile][] = [];
   const rawProfiles = json.profiles ?? [];
   if (!Array.isArray(rawProfiles))
     throw new ProfileDataError(`${origin}.profiles`, 'expected an array of profiles');
@@ -112,17 +131,31 @@ export function loadProfileFile(
     if (family === undefined)
       throw new ProfileDataError(`${path}.family`, 'expected a non-empty string, found nothing');
     entries.set(family, merged);
-    if (!abstract) profiles.push(validateProfile(merged, path, references));
+    if (!abstract) pending.push([family, () => validateProfile(merged, path, references)]);
   });
   const rawRoutes = json.routes ?? [];
   if (!Array.isArray(rawRoutes))
     throw new ProfileDataError(`${origin}.routes`, 'expected an array of route rules');
   const routeRules = rawRoutes.map((r, i) => validateRouteRule(r, `${origin}.routes[${i}]`, references));
-  return { profiles, routes: routeRules, references, entries };
+  return { pending, routes: routeRules, references, entries };
+}
+
+/** A registered profile: validated, or (built-in tables) validated on first use. */
+interface Slot {
+  profile?: Profile;
+  validate?: () => Profile;
+}
+
+function settle(slot: Slot): Profile {
+  if (!slot.profile) {
+    slot.profile = slot.validate!();
+    delete slot.validate;
+  }
+  return slot.profile;
 }
 
 interface Registry {
-  profiles: Map<string, Profile>;
+  profiles: Map<string, Slot>;
   routes: Map<Route, RouteRule>;
   references: Map<string, Reference>;
   entries: Map<string, Obj>;
@@ -135,7 +168,7 @@ function emptyRegistry(): Registry {
 function add(target: Registry, loaded: LoadedProfiles): void {
   for (const [k, v] of loaded.references) target.references.set(k, v);
   for (const [k, v] of loaded.entries) target.entries.set(k, v);
-  for (const p of loaded.profiles) target.profiles.set(p.family, p);
+  for (const p of loaded.profiles) target.profiles.set(p.family, { profile: p });
   for (const r of loaded.routes) target.routes.set(r.route, r);
 }
 
@@ -149,12 +182,41 @@ const BUILT_IN: readonly [string, unknown][] = [
 function builtIn(): Registry {
   const r = emptyRegistry();
   // Each file is read against a fresh view of what came before, so files cannot see each other's
-  // references by accident; only `entries` (for extends) and references are shared.
-  for (const [name, json] of BUILT_IN) add(r, loadProfileFile(json, name, r));
+  // references by accident; only `entries` (for extends) and references are shared. Profiles are
+  // validated on first use: the shipped tables are validated in full by the test suite
+  // (`validateBuiltInProfiles`), and a cold start (serverless) should not pay for 60 profiles to use one.
+  for (const [name, json] of BUILT_IN) {
+    const read = readProfileFile(json, name, r);
+    for (const [k, v] of read.references) r.references.set(k, v);
+    for (const [k, v] of read.entries) r.entries.set(k, v);
+    for (const [family, validate] of read.pending) r.profiles.set(family, { validate });
+    for (const rule of read.routes) r.routes.set(rule.route, rule);
+  }
   return r;
 }
 
+/**
+ * Validates every profile of the built-in tables now (they are otherwise validated on first use) and
+ * returns them; throws {@link ProfileDataError} for the first bad entry. The test suite calls it.
+ */
+export function validateBuiltInProfiles(): Profile[] {
+  const r = emptyRegistry();
+  const out: Profile[] = [];
+  for (const [name, json] of BUILT_IN) {
+    const loaded = loadProfileFile(json, name, r);
+    add(r, loaded);
+    out.push(...loaded.profiles);
+  }
+  return out;
+}
+
 let registry: Registry = builtIn();
+let version = 0;
+
+/** Bumped by every registration and reset: caches derived from registered data check it. */
+export function registryVersion(): number {
+  return version;
+}
 
 /**
  * Adds or replaces profiles and route rules, from a parsed profile file (see {@link loadProfileFile})
@@ -163,6 +225,7 @@ let registry: Registry = builtIn();
 export function registerProfiles(input: unknown, origin = 'registerProfiles'): LoadedProfiles {
   const loaded = isLoaded(input) ? input : loadProfileFile(input, origin);
   add(registry, loaded);
+  version++;
   return loaded;
 }
 
@@ -173,16 +236,18 @@ function isLoaded(v: unknown): v is LoadedProfiles {
 /** Drops everything registered from code or files and goes back to the built-in tables. */
 export function resetProfiles(): void {
   registry = builtIn();
+  version++;
 }
 
 /** Every registered (non-abstract) profile, in registration order. */
 export function listProfiles(): Profile[] {
-  return [...registry.profiles.values()];
+  return [...registry.profiles.values()].map(settle);
 }
 
 /** The profile registered for exactly this normalised family, if any. */
 export function getProfile(family: string): Profile | undefined {
-  return registry.profiles.get(family);
+  const slot = registry.profiles.get(family);
+  return slot && settle(slot);
 }
 
 export function getRouteRule(route: Route): RouteRule | undefined {
@@ -194,11 +259,19 @@ export function getReference(ref: string): Reference | undefined {
   return registry.references.get(ref);
 }
 
-/** A registry view for one call: the registered profiles plus a file's worth given as an option. */
-export function profilesWith(extra: unknown): Map<string, Profile> {
-  if (extra === undefined) return registry.profiles;
+/**
+ * A registry view for one call: the registered profiles plus a file's worth given as an option.
+ * `families` lists the names; `get` validates a built-in profile on first use.
+ */
+export function profilesWith(extra: unknown): {
+  families: Iterable<string>;
+  get(family: string): Profile | undefined;
+  all(): Profile[];
+} {
+  if (extra === undefined) return { families: registry.profiles.keys(), get: getProfile, all: listProfiles };
   const loaded = isLoaded(extra) ? extra : loadProfileFile(extra, 'options.profiles');
-  const out = new Map(registry.profiles);
-  for (const p of loaded.profiles) out.set(p.family, p);
-  return out;
+  const own = new Map(loaded.profiles.map((p) => [p.family, p]));
+  const families = new Set([...registry.profiles.keys(), ...own.keys()]);
+  const get = (family: string): Profile | undefined => own.get(family) ?? getProfile(family);
+  return { families, get, all: () => [...families].map((f) => get(f)!) };
 }

@@ -3,7 +3,7 @@
  * apply); stripping the route's decorations leaves a normalised id whose longest matching family is
  * the profile.
  */
-import { getRouteRule, listProfiles, profilesWith } from './registry.js';
+import { getRouteRule, listProfiles, profilesWith, registryVersion } from './registry.js';
 import type { Profile, ResolvedProfile, Route } from './types.js';
 
 export interface ResolveOptions {
@@ -162,10 +162,50 @@ export function conservativeProfile(profiles: Iterable<Profile> = listProfiles()
   };
 }
 
+/** The longest of `families` that `normalizedId` starts with, at a `-` boundary (names only: no validation). */
+function matchFamilyName(normalizedId: string, families: Iterable<string>): string | undefined {
+  let best: string | undefined;
+  for (const f of families) {
+    const hit = normalizedId === f || (normalizedId.startsWith(f) && normalizedId[f.length] === '-');
+    if (hit && (best === undefined || f.length > best.length)) best = f;
+  }
+  return best;
+}
+
+/*
+ * Resolved profiles are shared objects: the same id (and registry state) gives the same `profile`
+ * object, so caches keyed by profile identity (bestPageShape's, the token estimator's) hit. Profiles are
+ * never mutated; any registration or reset starts the caches afresh.
+ */
+let cacheVersion = -1;
+let routedCache = new WeakMap<Profile, Map<Route, Profile>>();
+let conservativeCache: Profile | undefined;
+
+function freshCaches(): void {
+  const v = registryVersion();
+  if (v === cacheVersion) return;
+  cacheVersion = v;
+  routedCache = new WeakMap();
+  conservativeCache = undefined;
+}
+
+/** {@link applyRoute}, once per (profile object, route) for the current registry state. */
+function routedProfile(profile: Profile, route: Route): Profile {
+  freshCaches();
+  let perRoute = routedCache.get(profile);
+  let hit = perRoute?.get(route);
+  if (!hit) {
+    hit = applyRoute(profile, route);
+    if (!perRoute) routedCache.set(profile, (perRoute = new Map()));
+    perRoute.set(route, hit);
+  }
+  return hit;
+}
+
 /** Applies a route's own limits (and image rule override) over the upstream profile. */
-function applyRoute(profile: Profile, route: Route): { profile: Profile; notes: string[] } {
+function applyRoute(profile: Profile, route: Route): Profile {
   const rule = getRouteRule(route);
-  if (!rule || (rule.providers && !rule.providers.includes(profile.provider))) return { profile, notes: [] };
+  if (!rule || (rule.providers && !rule.providers.includes(profile.provider))) return profile;
   const images = { ...profile.images };
   if (rule.maxBytesPerImage !== undefined)
     images.maxBytesPerImage = Math.min(images.maxBytesPerImage, rule.maxBytesPerImage);
@@ -175,14 +215,11 @@ function applyRoute(profile: Profile, route: Route): { profile: Profile; notes: 
   if (rule.base64Only) images.base64Counted = true;
   const image = rule.image?.[profile.provider] ?? profile.image;
   return {
-    profile: {
-      ...profile,
-      images,
-      image,
-      notes: [...profile.notes, ...rule.notes],
-      sources: [...profile.sources],
-    },
-    notes: rule.notes,
+    ...profile,
+    images,
+    image,
+    notes: [...profile.notes, ...rule.notes],
+    sources: [...profile.sources],
   };
 }
 
@@ -195,13 +232,17 @@ export function resolveProfile(id: string, options: ResolveOptions = {}): Resolv
   const n = normalizeModelId(id);
   const route = options.route ?? n.route;
   const profiles = profilesWith(options.profiles);
-  const match = matchFamily(n.normalizedId, profiles.values());
+  const family = matchFamilyName(n.normalizedId, profiles.families);
+  const match = family === undefined ? undefined : profiles.get(family);
   const notes: string[] = [];
   if (n.note && !options.route) notes.push(n.note);
   let profile: Profile;
   let guessed = false;
   if (!match) {
-    profile = conservativeProfile(profiles.values());
+    if (options.profiles === undefined) {
+      freshCaches();
+      profile = conservativeCache ??= conservativeProfile(profiles.all());
+    } else profile = conservativeProfile(profiles.all());
     guessed = true;
     notes.push(`unknown model '${id}': using the most conservative profile (no vision, smallest limits)`);
   } else {
@@ -213,9 +254,8 @@ export function resolveProfile(id: string, options: ResolveOptions = {}): Resolv
       );
     }
   }
-  const routed = applyRoute(profile, route);
   const result: ResolvedProfile = {
-    profile: routed.profile,
+    profile: routedProfile(profile, route),
     id,
     normalizedId: n.normalizedId,
     route,
