@@ -7,14 +7,8 @@
  *   with base64 PNGs; with `?page=N` the single PNG of page N (`image/png`).
  * - `GET /v1/health` — liveness and the limits in force.
  */
-import { countPages, normalize, render, type CellName } from '../render/index.js';
-import {
-  bestPageShape,
-  imageTokens,
-  resolveProfile,
-  type PageShapeChoice,
-  type Profile,
-} from '../providers/index.js';
+import { countPages, normalize, render } from '../render/index.js';
+import { bestPageShape, imageTokens, resolveProfile } from '../providers/index.js';
 import { toBase64 } from './base64.js';
 import { parseJson, readBody } from './body.js';
 import { HttpError } from './errors.js';
@@ -88,28 +82,6 @@ export interface RenderResponseJson {
 
 export type FetchHandler = (request: Request) => Promise<Response>;
 
-/**
- * `bestPageShape` searches thousands of candidate sides (milliseconds per call). The providers module
- * memoises per profile object, but a routed id (Bedrock, Vertex, gateways) resolves to a fresh object
- * on every call, so the handler keys its own answers by family and route, which decide the profile.
- * Bounded so odd ids cannot grow it forever.
- */
-class ShapeCache {
-  private readonly entries = new Map<string, PageShapeChoice>();
-  constructor(private readonly max = 512) {}
-
-  get(profile: Profile, route: string, cell: CellName, scale: number, images: number): PageShapeChoice {
-    const key = `${profile.family}|${route}|${cell}|${scale}|${images}`;
-    let shape = this.entries.get(key);
-    if (!shape) {
-      shape = bestPageShape(profile, { cell, scale, imagesInRequest: images });
-      if (this.entries.size >= this.max) this.entries.delete(this.entries.keys().next().value!);
-      this.entries.set(key, shape);
-    }
-    return shape;
-  }
-}
-
 type Route = Partial<Record<string, (request: Request, url: URL) => Promise<Response>>>;
 
 const json = (value: unknown, status = 200, headers: Record<string, string> = {}) =>
@@ -122,10 +94,9 @@ const json = (value: unknown, status = 200, headers: Record<string, string> = {}
 export function createHandler(options: HandlerOptions = {}): FetchHandler {
   const limits: Limits = { ...DEFAULT_LIMITS, ...options.limits };
 
-  const shapes = new ShapeCache();
   const routes: Record<string, Route> = {
     '/v1/render': {
-      POST: (request, url) => renderRoute(request, url, limits, options.allowGuess ?? false, shapes),
+      POST: (request, url) => renderRoute(request, url, limits, options.allowGuess ?? false),
     },
     '/v1/health': {
       GET: async () => json({ ok: true, limits }),
@@ -209,7 +180,6 @@ async function renderRoute(
   url: URL,
   limits: Limits,
   allowGuessAlways: boolean,
-  shapes: ShapeCache,
 ): Promise<Response> {
   const page = parsePageParam(url);
   const type = request.headers.get('content-type');
@@ -252,7 +222,8 @@ async function renderRoute(
   }
   const cell = body.cell ?? '4x6';
   const scale = body.scale ?? 1;
-  let shape = shapes.get(profile, resolved.route, cell, scale, 1);
+  // bestPageShape memoises per profile and image-count bucket, so calling it per request is cheap.
+  let shape = bestPageShape(profile, { cell, scale, imagesInRequest: 1 });
   let options = { shape: { width: shape.width, height: shape.height }, cell, scale };
   // Layout is cheap and draws nothing: refuse oversized jobs before spending time on pixels.
   let layout = countPages(text, options);
@@ -260,7 +231,7 @@ async function renderRoute(
     // Some providers cap image sides when a request carries many images (Anthropic: > 20 → 2000 px),
     // so the shape depends on the page count; one re-layout settles it (a smaller page only adds pages
     // within the same rule).
-    const many = shapes.get(profile, resolved.route, cell, scale, layout.pages);
+    const many = bestPageShape(profile, { cell, scale, imagesInRequest: layout.pages });
     if (many.width !== shape.width || many.height !== shape.height) {
       shape = many;
       options = { shape: { width: shape.width, height: shape.height }, cell, scale };
