@@ -11,7 +11,7 @@ import { existsSync } from 'node:fs';
 import { deflateSync } from 'node:zlib';
 import { encode as fastPngEncode } from 'fast-png';
 import { Bench } from 'tinybench';
-import { encodePng, encodePngSync } from '../src/render/png.js';
+import { encodePng, encodePngSync, loadFflate } from '../src/render/png.js';
 import { renderScanlines } from '../src/render/reference.js';
 import { loadWasmCore, type CoreDeflate, type WasmCore } from '../src/render/wasm.js';
 import { englishProse } from './corpus.js';
@@ -170,6 +170,7 @@ const encodeSuite: BenchSuite = {
   async run(ctx) {
     const count = ctx.quick ? 2 : 8;
     const { pages, chars, text } = await samplePages(count);
+    await loadFflate();
     const core = await loadWasmCore();
     // The core encodes the page where it drew it, so its rows include drawing the page (~2–5% here).
     const coreAll = (mode: CoreDeflate) => () => {

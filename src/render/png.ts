@@ -11,9 +11,11 @@
  * Each path is deterministic on its own; with 'default' different paths give different (equally valid)
  * bytes, with 'fastest' (stored blocks, see stored.ts) every path gives the same bytes.
  */
-import { zlibSync } from 'fflate';
 import { crc32 } from './crc32.js';
+import { nativeZlib } from './native-zlib.js';
 import { storedZlib, storedZlibLength } from './stored.js';
+
+export { nativeZlib } from './native-zlib.js';
 
 /**
  * 'default' compresses (zlib level 6, RLE strategy where zlib is present); 'fastest' stores the
@@ -37,23 +39,16 @@ const DEFAULT_LEVEL = 6;
  */
 const Z_RLE = 3;
 
-interface ZlibLike {
-  deflateSync(
-    data: Uint8Array,
-    options: { level: number; strategy?: number; chunkSize?: number },
-  ): Uint8Array;
-}
+type ZlibSync = (data: Uint8Array, options: { level: 6 }) => Uint8Array;
+let fflateZlibSync: ZlibSync | undefined;
 
-let zlibCache: ZlibLike | null | undefined;
-
-/** Node's zlib when the runtime offers `process.getBuiltinModule` (Node ≥ 20.16), else undefined. */
-export function nativeZlib(): ZlibLike | undefined {
-  if (zlibCache === undefined) {
-    const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
-    const mod = proc?.getBuiltinModule?.('node:zlib') as ZlibLike | undefined;
-    zlibCache = mod && typeof mod.deflateSync === 'function' ? mod : null;
-  }
-  return zlibCache ?? undefined;
+/**
+ * Loads fflate, the pure-JS deflate of the `fflate` path. It is imported on first use only, so a
+ * cold start on the `zlib` path (or with 'fastest') never parses it: {@link encodePng} calls this
+ * itself; call it before {@link encodePngSync} with `path: 'fflate'` and 'default' compression.
+ */
+export async function loadFflate(): Promise<void> {
+  fflateZlibSync ??= (await import('fflate')).zlibSync;
 }
 
 /** The deflate paths this runtime offers, fastest first. */
@@ -84,7 +79,12 @@ function zlibStreamSync(data: Uint8Array, compression: Compression, path: 'zlib'
     return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
   }
   if (compression === 'fastest') return storedZlib(data);
-  return zlibSync(data, { level: DEFAULT_LEVEL });
+  if (!fflateZlibSync) {
+    throw new Error(
+      "deflate path 'fflate' is loaded on first use: await loadFflate() before encodePngSync, or use encodePng",
+    );
+  }
+  return fflateZlibSync(data, { level: DEFAULT_LEVEL });
 }
 
 async function zlibStreamAsync(data: Uint8Array): Promise<Uint8Array> {
@@ -176,6 +176,7 @@ export function encodePngSync(image: ScanlineImage, options: EncodeOptions = {})
  */
 export async function encodePng(image: ScanlineImage, options: EncodeOptions = {}): Promise<Uint8Array> {
   const path = options.path ?? defaultDeflatePath();
+  if (path === 'fflate' && options.compression !== 'fastest') await loadFflate();
   if (path !== 'stream' || options.compression === 'fastest') {
     return encodePngSync(image, { ...options, path: path === 'stream' ? 'fflate' : path });
   }
