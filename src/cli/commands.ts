@@ -1,3 +1,4 @@
+import { benchCommand } from './bench.js';
 import type { Command } from './command.js';
 import { decodeCommand } from './decode.js';
 import { importCommand } from './import.js';
@@ -17,4 +18,5 @@ export const COMMANDS: readonly Command[] = [
   importCommand,
   treeCommand,
   reindexCommand,
+  benchCommand,
 ];
