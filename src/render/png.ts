@@ -36,8 +36,8 @@ const FFLATE_LEVEL = 6;
 /**
  * Node zlib's 'default': level 1 (deflate_fast), default strategy, memLevel 9, 32 KiB window. The
  * pages repeat whole glyph rows (the same letters, words and blank rows) at distances up to a few KiB,
- * which level 1's hash matching finds; measured side by side on 1568×784 prose pages it is as fast as
- * the earlier level 6 + Z_RLE and 43% smaller (26 vs 45.5 KiB per page). Higher levels gain ~4% for
+ * which level 1's hash matching finds; measured side by side on 1568×784 prose pages it is about as
+ * fast as the earlier level 6 + Z_RLE (±10%) and 43% smaller (26 vs 45.5 KiB per page). Higher levels gain ~4% for
  * 10–80% more time; smaller windows or Z_RLE lose the long matches; PNG filter 2 (Up) makes pages
  * larger and slower to deflate (docs/render.md has the measurements).
  */
