@@ -8,10 +8,11 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { deflateSync } from 'node:zlib';
+import { constants, deflateSync } from 'node:zlib';
 import { encode as fastPngEncode } from 'fast-png';
 import { Bench } from 'tinybench';
-import { encodePng, encodePngSync } from '../src/render/png.js';
+import { render } from '../src/render/index.js';
+import { assemblePng, encodePng, encodePngSync, loadFflate } from '../src/render/png.js';
 import { renderScanlines } from '../src/render/reference.js';
 import { loadWasmCore, type CoreDeflate, type WasmCore } from '../src/render/wasm.js';
 import { englishProse } from './corpus.js';
@@ -170,6 +171,7 @@ const encodeSuite: BenchSuite = {
   async run(ctx) {
     const count = ctx.quick ? 2 : 8;
     const { pages, chars, text } = await samplePages(count);
+    await loadFflate();
     const core = await loadWasmCore();
     // The core encodes the page where it drew it, so its rows include drawing the page (~2–5% here).
     const coreAll = (mode: CoreDeflate) => () => {
@@ -216,27 +218,41 @@ const encodeSuite: BenchSuite = {
   },
 };
 
-type PipelineMode = 'default' | 'fastest' | 'core-runs' | 'core-stored';
+type PipelineMode = 'default' | 'fastest' | 'core-runs' | 'core-stored' | 'js-stored' | 'zlib-l6-rle';
 
-/** Text → PNG bytes: the WASM core or the TS reference, deflated by node:zlib (png.ts, `default` =
- *  level 6, `fastest` = level 1 + RLE) or, for the core, inside the core (`core-*`, assembly/png.ts). */
+/** Text → PNG bytes: the WASM core or the TS reference, then
+ *  - `default`: png.ts 'default' on node:zlib (what render() does);
+ *  - `fastest`: for the core its in-memory stored PNG (what render() does), for TS png.ts 'fastest';
+ *  - `core-runs` / `core-stored`: the core's own PNG encoders (assembly/png.ts);
+ *  - `js-stored`: png.ts 'fastest' (stored blocks, JS CRC) on the core's scanlines (render()'s
+ *    'fastest' before it used the core's encoder);
+ *  - `zlib-l6-rle`: zlib level 6 + Z_RLE + JS CRC (the previous 'default', kept for the ratio). */
 function pipeline(core: WasmCore | undefined, text: string, mode: PipelineMode): number {
   let bytes = 0;
   const options = { width: WIDTH, height: HEIGHT, cell: CELL } as const;
-  if (core && (mode === 'core-runs' || mode === 'core-stored')) {
+  if (core && (mode === 'core-runs' || mode === 'core-stored' || mode === 'fastest')) {
     const deflate = mode === 'core-runs' ? 'runs' : 'stored';
     for (const page of core.pages(text, options)) bytes += page.png(deflate).length;
     return bytes;
   }
-  const compression = mode === 'fastest' ? 'fastest' : 'default';
+  const compression = mode === 'fastest' || mode === 'js-stored' ? 'fastest' : 'default';
   const pages = core ? core.pages(text, options) : renderScanlines(text, { shape: options, cell: CELL });
   for (const page of pages) {
-    bytes += encodePngSync(
-      { width: WIDTH, height: HEIGHT, scanlines: page.scanlines },
-      { path: 'zlib', compression },
-    ).length;
+    bytes +=
+      mode === 'zlib-l6-rle'
+        ? assemblePng(WIDTH, HEIGHT, deflateSync(page.scanlines, { level: 6, strategy: constants.Z_RLE }))
+            .length
+        : encodePngSync(
+            { width: WIDTH, height: HEIGHT, scanlines: page.scanlines },
+            { path: 'zlib', compression },
+          ).length;
   }
   return bytes;
+}
+
+/** The public API end to end (pages collected in a result, as a caller gets them). */
+async function renderApi(text: string, compression: 'default' | 'fastest'): Promise<number> {
+  return (await render(text, { shape: { width: WIDTH, height: HEIGHT }, cell: CELL, compression })).bytes;
 }
 
 const pipelineSuite: BenchSuite = {
@@ -249,19 +265,31 @@ const pipelineSuite: BenchSuite = {
       ['wasm-default', core, 'default'],
       ['wasm-fastest', core, 'fastest'],
       ['wasm-core-runs', core, 'core-runs'],
-      ['wasm-core-stored', core, 'core-stored'],
+      ['wasm-js-stored', core, 'js-stored'],
+      ['wasm-zlib-l6-rle', core, 'zlib-l6-rle'],
       ['ts-default', undefined, 'default'],
       ['ts-fastest', undefined, 'fastest'],
     ];
-    const t = await measure(
-      ctx,
-      Object.fromEntries(impls.map(([name, c, m]) => [name, () => pipeline(c, text, m)])),
+    const tasks: Record<string, () => unknown> = Object.fromEntries(
+      impls.map(([name, c, m]) => [name, () => pipeline(c, text, m)]),
     );
-    return impls.map(([name, c, m]) =>
+    tasks['render-default'] = () => renderApi(text, 'default');
+    tasks['render-fastest'] = () => renderApi(text, 'fastest');
+    const t = await measure(ctx, tasks);
+    const rows = impls.map(([name, c, m]) =>
       row('pipeline', name, text.length, pages, t[name]!, {
         kbPerPage: round(pipeline(c, text, m) / pages / 1024, 1),
       }),
     );
+    for (const mode of ['default', 'fastest'] as const) {
+      rows.push(
+        row('pipeline', `render-${mode}`, text.length, pages, t[`render-${mode}`]!, {
+          kbPerPage: round((await renderApi(text, mode)) / pages / 1024, 1),
+        }),
+      );
+    }
+    rows.push(ratio('pipeline', 'default vs zlib-l6-rle', t['wasm-default']!, t['wasm-zlib-l6-rle']!));
+    return rows;
   },
 };
 

@@ -1,3 +1,4 @@
+import { benchCommand } from './bench.js';
 import type { Command } from './command.js';
 import { compactCommand } from './compact.js';
 import { decodeCommand } from './decode.js';
@@ -27,4 +28,5 @@ export const COMMANDS: readonly Command[] = [
   replCommand,
   probeCommand,
   serveCommand,
+  benchCommand,
 ];

@@ -1,9 +1,8 @@
 /**
  * Reads pages back into text (docs/renderer.md §3–§5): inflate, un-filter, cut the page into cells,
  * look each cell's bitmap up in the atlas, and undo the layout (escapes, continuation marks, trailing
- * blanks). `decode(render(t)) === normalize(t)` for every string `t`. Edge-safe (fflate inflates).
+ * blanks). `decode(render(t)) === normalize(t)` for every string `t`. Edge-safe (inflate.ts inflates).
  */
-import { unzlibSync } from 'fflate';
 import {
   FIRST_DRAWABLE,
   GLYPH_BLANK,
@@ -17,6 +16,7 @@ import { atlasFor } from './atlases.js';
 import type { CellName } from './cells.js';
 import { crc32 } from './crc32.js';
 import { pageGeometry } from './geometry.js';
+import { inflateZlib } from './inflate.js';
 import { PNG_SIGNATURE } from './png.js';
 
 export interface DecodeOptions {
@@ -104,9 +104,9 @@ export function readPng(png: Uint8Array, label = 'png'): Bitmap {
     joined.set(d, o);
     o += d.length;
   }
-  const raw = unzlibSync(joined);
-  const bpp = Math.max(1, (channels * depth) >> 3); // filter unit, §9.2
   const lineBytes = Math.ceil((width * channels * depth) / 8);
+  const raw = inflateZlib(joined, height * (lineBytes + 1));
+  const bpp = Math.max(1, (channels * depth) >> 3); // filter unit, §9.2
   if (raw.length < height * (lineBytes + 1)) {
     throw new RangeError(
       `${label}: image data expected ${height * (lineBytes + 1)} bytes, found ${raw.length}`,

@@ -11,12 +11,14 @@
  * Each path is deterministic on its own; with 'default' different paths give different (equally valid)
  * bytes, with 'fastest' (stored blocks, see stored.ts) every path gives the same bytes.
  */
-import { zlibSync } from 'fflate';
 import { crc32 } from './crc32.js';
+import { nativeZlib } from './native-zlib.js';
 import { storedZlib, storedZlibLength } from './stored.js';
 
+export { nativeZlib } from './native-zlib.js';
+
 /**
- * 'default' compresses (zlib level 6, RLE strategy where zlib is present); 'fastest' stores the
+ * 'default' compresses (Node zlib level 1 where present, fflate level 6 else); 'fastest' stores the
  * scanlines uncompressed in the zlib stream (level 0), the same bytes on every path.
  */
 export type Compression = 'default' | 'fastest';
@@ -29,31 +31,28 @@ export interface ScanlineImage {
   scanlines: Uint8Array;
 }
 
-const DEFAULT_LEVEL = 6;
+/** fflate's level on the portable path (its level 1 compresses these pages much worse). */
+const FFLATE_LEVEL = 6;
 /**
- * Z_RLE: matches only runs of one repeated byte. Our rows are long runs of white around short ink
- * runs, so on dense 4x6 pages this is ~4.7× faster than the default strategy for ~13% more bytes
- * (docs/render.md has the measurements).
+ * Node zlib's 'default': level 1 (deflate_fast), default strategy, memLevel 9, 32 KiB window. The
+ * pages repeat whole glyph rows (the same letters, words and blank rows) at distances up to a few KiB,
+ * which level 1's hash matching finds; measured side by side on 1568×784 prose pages it is about as
+ * fast as the earlier level 6 + Z_RLE (±10%) and 43% smaller (26 vs 45.5 KiB per page). Higher levels gain ~4% for
+ * 10–80% more time; smaller windows or Z_RLE lose the long matches; PNG filter 2 (Up) makes pages
+ * larger and slower to deflate (docs/render.md has the measurements).
  */
-const Z_RLE = 3;
+const ZLIB_DEFAULT = { level: 1, memLevel: 9, windowBits: 15 } as const;
 
-interface ZlibLike {
-  deflateSync(
-    data: Uint8Array,
-    options: { level: number; strategy?: number; chunkSize?: number },
-  ): Uint8Array;
-}
+type ZlibSync = (data: Uint8Array, options: { level: 6 }) => Uint8Array;
+let fflateZlibSync: ZlibSync | undefined;
 
-let zlibCache: ZlibLike | null | undefined;
-
-/** Node's zlib when the runtime offers `process.getBuiltinModule` (Node ≥ 20.16), else undefined. */
-export function nativeZlib(): ZlibLike | undefined {
-  if (zlibCache === undefined) {
-    const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
-    const mod = proc?.getBuiltinModule?.('node:zlib') as ZlibLike | undefined;
-    zlibCache = mod && typeof mod.deflateSync === 'function' ? mod : null;
-  }
-  return zlibCache ?? undefined;
+/**
+ * Loads fflate, the pure-JS deflate of the `fflate` path. It is imported on first use only, so a
+ * cold start on the `zlib` path (or with 'fastest') never parses it: {@link encodePng} calls this
+ * itself; call it before {@link encodePngSync} with `path: 'fflate'` and 'default' compression.
+ */
+export async function loadFflate(): Promise<void> {
+  fflateZlibSync ??= (await import('fflate')).zlibSync;
 }
 
 /** The deflate paths this runtime offers, fastest first. */
@@ -80,11 +79,16 @@ function zlibStreamSync(data: Uint8Array, compression: Compression, path: 'zlib'
     const out =
       compression === 'fastest'
         ? zlib.deflateSync(data, { level: 0, chunkSize: Math.max(64 * 1024, storedZlibLength(data.length)) })
-        : zlib.deflateSync(data, { level: DEFAULT_LEVEL, strategy: Z_RLE });
+        : zlib.deflateSync(data, ZLIB_DEFAULT);
     return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
   }
   if (compression === 'fastest') return storedZlib(data);
-  return zlibSync(data, { level: DEFAULT_LEVEL });
+  if (!fflateZlibSync) {
+    throw new Error(
+      "deflate path 'fflate' is loaded on first use: await loadFflate() before encodePngSync, or use encodePng",
+    );
+  }
+  return fflateZlibSync(data, { level: FFLATE_LEVEL });
 }
 
 async function zlibStreamAsync(data: Uint8Array): Promise<Uint8Array> {
@@ -176,6 +180,7 @@ export function encodePngSync(image: ScanlineImage, options: EncodeOptions = {})
  */
 export async function encodePng(image: ScanlineImage, options: EncodeOptions = {}): Promise<Uint8Array> {
   const path = options.path ?? defaultDeflatePath();
+  if (path === 'fflate' && options.compression !== 'fastest') await loadFflate();
   if (path !== 'stream' || options.compression === 'fastest') {
     return encodePngSync(image, { ...options, path: path === 'stream' ? 'fflate' : path });
   }

@@ -58,24 +58,65 @@ describe('render', () => {
     }
   });
 
+  it("'fastest' on the WASM engine (the core's stored encoder) gives the bytes of the TS engine + png.ts", async () => {
+    const inputs = [
+      text,
+      'Snapshot pages hold the middle of a history.\n\n'.repeat(900),
+      '\u0000\ud800 é\t😀\r\n' + 'x'.repeat(5000),
+      'a',
+    ];
+    const cases: Omit<RenderOptions, 'compression'>[] = [
+      { shape: { width: 1568, height: 784 } },
+      { shape, cell: '5x8', scale: 2 },
+      { shape: { width: 301, height: 97 }, cell: '6x10', scale: 1 },
+      { shape: { width: 2000, height: 2000 }, cell: '4x6', scale: 3 }, // more than one stored block
+    ];
+    for (const input of inputs) {
+      for (const c of cases) {
+        const wasm = await render(input, { ...c, compression: 'fastest', engine: 'wasm' });
+        for (const deflate of availableDeflatePaths()) {
+          const ts = await render(input, { ...c, compression: 'fastest', engine: 'ts', deflate });
+          expect(wasm.pages.length).toBe(ts.pages.length);
+          wasm.pages.forEach((p, i) => expect(Buffer.compare(p.png, ts.pages[i]!.png)).toBe(0));
+          expect(wasm.bytes).toBe(ts.bytes);
+        }
+        expect(
+          decode(
+            wasm.pages.map((p) => p.png),
+            c,
+          ),
+        ).toBe(normalize(input));
+      }
+    }
+  });
+
   it('falls back to the TS reference where WebAssembly is missing (node --jitless), same bytes', async () => {
     const dist = new URL('../../dist/render/index.js', import.meta.url);
     expect(existsSync(dist), 'dist/render/index.js is missing: run `npm run build:ts`').toBe(true);
     const script = `
       const r = await import(${JSON.stringify(dist.href)});
       const out = await r.render(process.argv[1], { shape: { width: 200, height: 60 }, deflate: 'zlib' });
+      const fastest = await r.render(process.argv[1], { shape: { width: 200, height: 60 }, compression: 'fastest' });
       let forced = '';
       try { await r.render('x', { shape: { width: 200, height: 60 }, engine: 'wasm' }); } catch (e) { forced = e.message; }
-      console.log(JSON.stringify({ wasm: typeof WebAssembly, forced, pngs: out.pages.map((p) => Buffer.from(p.png).toString('base64')) }));`;
+      console.log(JSON.stringify({ wasm: typeof WebAssembly, forced, pngs: out.pages.map((p) => Buffer.from(p.png).toString('base64')), fastest: fastest.pages.map((p) => Buffer.from(p.png).toString('base64')) }));`;
     const child = spawnSync(process.execPath, ['--jitless', '--input-type=module', '-e', script, text], {
       encoding: 'utf8',
     });
     expect(child.status, child.stderr).toBe(0);
-    const result = JSON.parse(child.stdout) as { wasm: string; forced: string; pngs: string[] };
+    const result = JSON.parse(child.stdout) as {
+      wasm: string;
+      forced: string;
+      pngs: string[];
+      fastest: string[];
+    };
     expect(result.wasm).toBe('undefined');
     expect(result.forced).toBe('the WASM engine is not available in this runtime');
     const ts = await render(text, { shape, deflate: 'zlib', engine: 'ts' });
     expect(result.pngs).toEqual(ts.pages.map((p) => Buffer.from(p.png).toString('base64')));
+    // 'fastest' without WebAssembly (TS engine, JS stored encoder) = the core's in-memory encoder.
+    const core = await render(text, { shape, compression: 'fastest', engine: 'wasm' });
+    expect(result.fastest).toEqual(core.pages.map((p) => Buffer.from(p.png).toString('base64')));
   });
 
   it('gives the same bytes for the same input on every deflate path, for both compressions', async () => {
