@@ -299,7 +299,7 @@ export interface SendResult<T> {
   records: CompactionRecord[];
 }
 
-/** How much low an estimate is assumed to have been when the overflow message carries no count. */
+/** How far low an estimate is assumed to have been, at least, when the overflow message has no count. */
 export const UNCOUNTED_OVERFLOW_FACTOR = 1.25;
 
 /** Thrown when the provider rejects the rebuilt request too: both estimates, both errors. */
