@@ -299,10 +299,65 @@ export interface SendResult<T> {
   records: CompactionRecord[];
 }
 
+/** How far low an estimate is assumed to have been, at least, when the overflow message has no count. */
+export const UNCOUNTED_OVERFLOW_FACTOR = 1.25;
+
+/** Thrown when the provider rejects the rebuilt request too: both estimates, both errors. */
+export class CompactionOverflowError extends Error {
+  /** The first overflow (the one that triggered the rebuild). */
+  readonly first: OverflowInfo;
+  /** The second overflow, as parsed. */
+  readonly second: OverflowInfo;
+  constructor(message: string, first: OverflowInfo, second: OverflowInfo, cause: unknown) {
+    super(message, { cause });
+    this.name = 'CompactionOverflowError';
+    this.first = first;
+    this.second = second;
+  }
+}
+
+/**
+ * What the provider counted for the request we estimated at `estimate`, as best we know: its own
+ * count when the message has one (Anthropic, OpenAI Chat, Gemini); otherwise (OpenAI Responses says
+ * only "exceeds the context window") a lower bound: more than the input the window leaves after the
+ * reserved output, plus the margin we keep for estimate error, and at least 25% over our estimate.
+ */
+export function overflowCount(overflow: OverflowInfo, estimate: number, budget: Budget): number {
+  if (overflow.measuredTokens !== undefined) return overflow.measuredTokens;
+  const window = Math.min(budget.window, overflow.limit ?? Infinity);
+  return Math.max(Math.ceil(estimate * UNCOUNTED_OVERFLOW_FACTOR), window - budget.maxOutput + budget.margin);
+}
+
+/**
+ * The setup for the rebuild after an overflow. The caller's calibrator learns the observation (its
+ * moving average follows drift), but the rebuild itself uses at least this request's own ratio: the
+ * average lags behind a jump, and a rebuild from a lagging ratio overflows again. When the provider
+ * names a limit below the budget's window, the rebuild aims under that limit instead.
+ */
+function retrySetup(
+  setup: CompactionSetup,
+  model: string,
+  raw: number,
+  counted: number,
+  overflow: OverflowInfo,
+): CompactionSetup {
+  setup.calibrator.observe(model, raw, counted);
+  const ratio = Math.max(setup.calibrator.ratio(model), counted / raw);
+  const state = setup.calibrator.toJSON();
+  state.models[model] = { ratio, samples: setup.calibrator.samples(model) };
+  const budget = { ...setup.budget };
+  if (overflow.limit !== undefined && overflow.limit < budget.window) {
+    const limit = overflow.limit - budget.maxOutput - budget.margin;
+    if (limit > 0) budget.target = Math.min(budget.target, limit);
+  }
+  return { ...setup, budget, calibrator: Calibrator.fromJSON(state) };
+}
+
 /**
  * Sends the request for `path` through `send`, compacting proactively, and once more after an overflow
- * error: the measured count recalibrates the estimate, the ladder reruns forced, and the call is retried
- * once. A second overflow, or any other error, is thrown to the caller.
+ * error: the measured count (or, without one, the lower bound of `overflowCount`) recalibrates the
+ * estimate, the ladder reruns forced, and the call is retried once. A second overflow is thrown as a
+ * `CompactionOverflowError` (the provider's error as its `cause`); any other error as it came.
  */
 export async function sendWithCompaction<T>(
   path: readonly Item[],
@@ -311,22 +366,38 @@ export async function sendWithCompaction<T>(
 ): Promise<SendResult<T>> {
   const setup = setupCompaction(options);
   const prepared = await prepareRequest(path, options, false, setup);
+  let overflow: OverflowInfo | undefined;
   try {
     return { response: await send(prepared), prepared, records: prepared.records };
   } catch (err) {
-    const overflow = parseOverflowError(err, setup.profile);
-    if (!overflow) throw err;
-    const measured = overflow.measuredTokens;
-    if (measured !== undefined && prepared.estimate > 0) {
-      setup.calibrator.observe(options.model, prepared.estimate, measured);
-    } else {
-      // No count in the message (OpenAI Responses): assume we were 25% low.
-      setup.calibrator.observe(options.model, prepared.estimate, Math.ceil(prepared.estimate * 1.25));
-    }
-    const retry = await prepareRequest(path, options, true, setup);
-    retry.report.reasons.unshift(
-      `provider overflow${measured !== undefined ? `: measured ${measured} tokens against our ${prepared.estimate}` : ''}; recalibrated (×${setup.calibrator.ratio(options.model).toFixed(3)}) and rebuilt`,
-    );
+    overflow = parseOverflowError(err, setup.profile);
+    if (!overflow || !(prepared.estimate > 0)) throw err;
+  }
+  // The estimate is calibrated; the calibrator learns ratios of raw estimates.
+  const raw = prepared.estimate / setup.calibrator.ratio(options.model);
+  const counted = overflowCount(overflow, prepared.estimate, setup.budget);
+  const again = retrySetup(setup, options.model, raw, counted, overflow);
+  const retry = await prepareRequest(path, options, true, again);
+  const ratio = again.calibrator.ratio(options.model).toFixed(3);
+  retry.report.reasons.unshift(
+    overflow.measuredTokens !== undefined
+      ? `provider overflow: measured ${counted} tokens against our ${prepared.estimate}; recalibrated (×${ratio}) and rebuilt`
+      : `provider overflow without a count: assumed at least ${counted} tokens against our ${prepared.estimate}; recalibrated (×${ratio}) and rebuilt`,
+  );
+  try {
     return { response: await send(retry), prepared: retry, overflow, records: retry.records };
+  } catch (err) {
+    const second = parseOverflowError(err, setup.profile);
+    if (!second) throw err;
+    const count = (o: OverflowInfo) => (o.measuredTokens !== undefined ? `${o.measuredTokens}` : 'uncounted');
+    throw new CompactionOverflowError(
+      `request still too long after compaction: the provider counted ${count(overflow)} tokens ` +
+        `(our estimate ${prepared.estimate}), then ${count(second)} after the rebuild (our estimate ` +
+        `${retry.estimate}, rungs ${retry.records.map((r) => r.rung).join(', ') || 'none'}); ` +
+        `provider said: ${second.message}`,
+      overflow,
+      second,
+      err,
+    );
   }
 }
