@@ -294,7 +294,8 @@ const pipelineSuite: BenchSuite = {
 };
 
 /** The child of `coldstart`: timestamps just before importing the built `glyphfold/render`
- *  (dist/render/index.js) and when render() hands over the first PNG (default compression). */
+ *  (dist/bundle/render/index.js, what the package exports) and when render() hands over the first PNG
+ *  (default compression). */
 const COLDSTART_CHILD = `
 const cpu = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
 const c0 = cpu();
@@ -311,9 +312,9 @@ process.stdout.write(JSON.stringify({ importMs: t1 - t0, importToPng: t2 - t0, c
 const coldstartSuite: BenchSuite = {
   name: 'coldstart',
   async run(ctx) {
-    const dist = new URL('../dist', import.meta.url).pathname;
+    const dist = new URL('../dist/bundle', import.meta.url).pathname;
     if (!existsSync(`${dist}/render/index.js`)) {
-      ctx.log('coldstart: dist/render/index.js missing; run `npm run build` first');
+      ctx.log('coldstart: dist/bundle/render/index.js missing; run `npm run build` first');
       return [{ suite: 'coldstart', impl: 'wasm', skipped: 'dist not built (npm run build)' }];
     }
     const runs = ctx.quick ? 3 : 15;

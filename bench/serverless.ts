@@ -11,7 +11,8 @@ import { Bench } from 'tinybench';
 import type { BenchContext, BenchResult, BenchSuite } from './suite.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const ENTRY = join(ROOT, 'dist/serverless/index.js');
+// What `glyphfold/serverless` resolves to (package.json exports): the bundled entry.
+const ENTRY = join(ROOT, 'dist/bundle/serverless/index.js');
 const WASM = join(ROOT, 'build/glyphfold.wasm');
 const MODEL = 'claude-sonnet-4-5';
 const TARGET_MS = 50;
@@ -29,15 +30,8 @@ function newestMtime(dir: string): number {
 /** The cold-start probe runs the built JS (what users import), so build it when src is newer. */
 function ensureBuilt(ctx: BenchContext): void {
   if (existsSync(ENTRY) && statSync(ENTRY).mtimeMs >= newestMtime(join(ROOT, 'src'))) return;
-  ctx.log('building dist/ (tsc -p tsconfig.build.json) for the cold-start measurement');
-  execFileSync(
-    process.execPath,
-    [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'],
-    {
-      cwd: ROOT,
-      stdio: 'inherit',
-    },
-  );
+  ctx.log('building dist/ (npm run build:ts: tsc and the bundles) for the cold-start measurement');
+  execFileSync('npm', ['run', '-s', 'build:ts'], { cwd: ROOT, stdio: 'inherit' });
 }
 
 // Runs in the fresh process. performance.now() counts from the process's time origin, so its value
