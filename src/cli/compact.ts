@@ -10,6 +10,7 @@ import { CELL_NAMES, type CellName } from '../render/index.js';
 import { IMPORT_FORMATS, importTranscript, type ImportFormat } from '../transcript/import/index.js';
 import { WIRE_PROVIDERS, type WireProvider } from '../views/index.js';
 import { UsageError, type CliIO, type Command } from './command.js';
+import { pageFileName } from './page-files.js';
 
 const usage = `usage: glyphfold compact FILE --model ID --out DIR [options]
 
@@ -76,10 +77,6 @@ function summarizerFor(
       `--summarizer: no client for ${profile.provider} models yet (use a Claude or OpenAI model)`,
     );
   return { client, window: profile.contextWindow - Math.min(profile.maxOutput, 8000) };
-}
-
-function pageName(index: number): string {
-  return `page-${String(index + 1).padStart(3, '0')}.png`;
 }
 
 export const compactCommand: Command = {
@@ -155,7 +152,7 @@ export const compactCommand: Command = {
     const pages: { file: string; width: number; height: number; chars: number }[] = [];
     for (const run of prepared.rendered) {
       for (const p of run.pages) {
-        const name = pageName(pages.length);
+        const name = pageFileName(pages.length);
         await writeFile(join(outDir, name), p.png);
         pages.push({ file: name, width: p.width, height: p.height, chars: p.chars });
       }

@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CELL_NAMES, countPages, render, type CellName, type Compression } from '../render/index.js';
 import { UsageError, type CliIO, type Command } from './command.js';
+import { pageFileName } from './page-files.js';
 
 const usage = `usage: glyphfold render [FILE|-] --shape WxH [--cell 4x6|5x8|6x10] [--scale N] --out DIR [--json]
 
@@ -34,10 +35,6 @@ async function readInput(file: string | undefined, io: CliIO): Promise<{ text: s
     return { text: Buffer.concat(chunks).toString('utf8'), name: 'stdin' };
   }
   return { text: await readFile(resolve(io.cwd, file), 'utf8'), name: file };
-}
-
-function pageName(index: number): string {
-  return `page-${String(index + 1).padStart(3, '0')}.png`;
 }
 
 export const renderCommand: Command = {
@@ -89,7 +86,7 @@ export const renderCommand: Command = {
       scale,
       compression: values.compression as Compression,
       onPage: async (page, index) => {
-        const file = pageName(index);
+        const file = pageFileName(index);
         await writeFile(join(outDir, file), page.png);
         files.push(file);
         if (progress) io.stderr.write(`\rrendering page ${index + 1}/${total}`);

@@ -3,28 +3,12 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough, Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
 import { normalize } from '../../src/render/index.js';
+import { runCli } from '../helpers/cli.js';
 
-async function run(argv: string[], cwd: string, stdin = '', isTTY = false) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (d: Buffer) => (out += d.toString()));
-  stderr.on('data', (d: Buffer) => (err += d.toString()));
-  const code = await main(argv, {
-    stdout,
-    stderr,
-    stdin: Readable.from([Buffer.from(stdin)]),
-    isTTY,
-    cwd,
-  });
-  return { code, out, err };
-}
+const run = (argv: string[], cwd: string, stdin = '', isTTY = false) => runCli(argv, { cwd, stdin, isTTY });
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const text = 'fn main() {\r\n\tprintln!("héllo, wörld ─ 😀");\r\n}\n' + 'a long line '.repeat(300);

@@ -1,10 +1,9 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
 import { decode } from '../../src/render/index.js';
+import { runCli } from '../helpers/cli.js';
 
 const example = join(import.meta.dirname, '../../examples/session.claude.jsonl');
 const dirs: string[] = [];
@@ -12,22 +11,7 @@ afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-async function run(argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (c: Buffer) => (out += c.toString()));
-  stderr.on('data', (c: Buffer) => (err += c.toString()));
-  const code = await main(argv, {
-    stdin: new PassThrough(),
-    stdout,
-    stderr,
-    isTTY: false,
-    cwd: process.cwd(),
-  });
-  return { code, out, err };
-}
+const run = (argv: string[]) => runCli(argv);
 
 describe('glyphfold compact', () => {
   it('writes the request, the pages and the records, and prints the report', async () => {

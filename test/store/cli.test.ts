@@ -2,11 +2,10 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
 import { Workspace } from '../../src/store/workspace.js';
 import { parseJsonl } from '../../src/transcript/jsonl.js';
+import { runCli } from '../helpers/cli.js';
 
 const fixtures = join(import.meta.dirname, '..', 'fixtures', 'transcripts');
 let dir: string;
@@ -15,16 +14,7 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-async function run(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (d: Buffer) => (out += d.toString()));
-  stderr.on('data', (d: Buffer) => (err += d.toString()));
-  const code = await main(argv, { stdout, stderr, stdin: new PassThrough(), isTTY: false, cwd: dir });
-  return { code, out, err };
-}
+const run = (...argv: string[]) => runCli(argv, { cwd: dir });
 
 describe('glyphfold import / tree / reindex', () => {
   it('imports every fixture format into its own conversation and refuses a second import', async () => {

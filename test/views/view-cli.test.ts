@@ -1,22 +1,12 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
 import { WIRE_PROVIDERS } from '../../src/views/index.js';
 import { VALIDATORS } from '../helpers/wire-shapes.js';
+import { runCli } from '../helpers/cli.js';
 
-async function run(argv: string[], cwd = process.cwd()): Promise<{ code: number; out: string; err: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (d: Buffer) => (out += d.toString()));
-  stderr.on('data', (d: Buffer) => (err += d.toString()));
-  const code = await main(argv, { stdout, stderr, stdin: new PassThrough(), isTTY: false, cwd });
-  return { code, out, err };
-}
+const run = (argv: string[], cwd = process.cwd()) => runCli(argv, { cwd });
 
 const FIXTURES = [
   'anthropic.json',
