@@ -220,38 +220,31 @@ export async function climb(path: readonly Item[], o: LadderOptions): Promise<La
       reason,
     });
 
+  // The free rungs replace items by id; their record names those ids so a replay does the same.
+  const applyById = (
+    rung: 'elide' | 'shed',
+    r: { items: Item[]; tokens: typeof tokens; report: RungReport },
+  ) => {
+    rungs.push(r.report);
+    if (!r.report.applied) return;
+    items = r.items;
+    tokens = r.tokens;
+    records.push({
+      kind: 'compaction',
+      author: 'machinery',
+      rung,
+      range: range(items, r.report.items),
+      params: { ids: r.report.items },
+    });
+  };
   // Rung 1: elide.
   if (allowed.has('elide')) {
     const minClear = o.elide?.minClear ?? Math.min(20_000, Math.ceil(target * 0.1));
-    const r = elide(items, tokens, o.estimate, { ...o.elide, minClear, sticky: sticky.elided });
-    rungs.push(r.report);
-    if (r.report.applied) {
-      items = r.items;
-      tokens = r.tokens;
-      records.push({
-        kind: 'compaction',
-        author: 'machinery',
-        rung: 'elide',
-        range: range(items, r.report.items),
-        params: { ids: r.report.items },
-      });
-    }
+    applyById('elide', elide(items, tokens, o.estimate, { ...o.elide, minClear, sticky: sticky.elided }));
   }
   // Rung 2: shed.
   if (allowed.has('shed') && (o.force || !fits())) {
-    const r = shed(items, tokens, o.estimate, { ...o.shed, sticky: sticky.shed });
-    rungs.push(r.report);
-    if (r.report.applied) {
-      items = r.items;
-      tokens = r.tokens;
-      records.push({
-        kind: 'compaction',
-        author: 'machinery',
-        rung: 'shed',
-        range: range(items, r.report.items),
-        params: { ids: r.report.items },
-      });
-    }
+    applyById('shed', shed(items, tokens, o.estimate, { ...o.shed, sticky: sticky.shed }));
   } else if (allowed.has('shed')) skip('shed', 'request already fits');
 
   // Rung 3: snapshot. Rung 4 takes over what it could not image.
