@@ -76,3 +76,19 @@ export const filler = (n: number, seed = 'log'): string => {
   }
   return lines.join('\n').slice(0, n);
 };
+
+/**
+ * A long session of the shape the policy tests need: a task, then per turn a model plan, a failing test
+ * run (a large tool result) and a person's nudge, so there is plenty to elide and image.
+ */
+export function shardSession(turns: number): Builder {
+  const b = new Builder();
+  b.person('Task: fix the flaky payment tests. Do not touch the public API.');
+  for (let t = 0; t < turns; t++) {
+    b.model(`Looking at shard ${t}. ` + filler(1500, `plan${t}`));
+    b.tool('bash', { cmd: `npm test -- shard${t}` }, filler(3000, `out${t}`), { isError: true });
+    b.person(`Shard ${t}: keep going, and keep the logs.`);
+  }
+  b.model('Done with the shards.');
+  return b;
+}

@@ -11,7 +11,7 @@ import { openaiSummarizer } from '../../src/compaction/summarize.js';
 import type { Item } from '../../src/transcript/items.js';
 import { Calibrator } from '../../src/tokens/index.js';
 import { countServerTokens, startProviderServer, type ProviderServer } from '../helpers/provider-server.js';
-import { Builder, filler } from './builder.js';
+import { shardSession } from './builder.js';
 
 let server: ProviderServer | undefined;
 afterEach(async () => {
@@ -19,17 +19,7 @@ afterEach(async () => {
   server = undefined;
 });
 
-function history(turns = 30): Builder {
-  const b = new Builder();
-  b.person('Task: fix the flaky payment tests. Do not touch the public API.');
-  for (let t = 0; t < turns; t++) {
-    b.model(`Looking at shard ${t}. ` + filler(1500, `plan${t}`));
-    b.tool('bash', { cmd: `npm test -- shard${t}` }, filler(3000, `out${t}`), { isError: true });
-    b.person(`Shard ${t}: keep going, and keep the logs.`);
-  }
-  b.model('Done with the shards.');
-  return b;
-}
+const history = (turns = 30) => shardSession(turns);
 
 const anthropicSend = (client: Anthropic) => (p: { body: Record<string, unknown> }) =>
   client.messages.create(p.body as unknown as Anthropic.MessageCreateParamsNonStreaming);

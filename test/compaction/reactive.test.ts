@@ -22,7 +22,7 @@ import {
   type FakeProvider,
   type ProviderServer,
 } from '../helpers/provider-server.js';
-import { Builder, filler } from './builder.js';
+import { shardSession } from './builder.js';
 
 let server: ProviderServer | undefined;
 afterEach(async () => {
@@ -30,17 +30,7 @@ afterEach(async () => {
   server = undefined;
 });
 
-function history(turns = 24): Builder {
-  const b = new Builder();
-  b.person('Task: fix the flaky payment tests. Do not touch the public API.');
-  for (let t = 0; t < turns; t++) {
-    b.model(`Looking at shard ${t}. ` + filler(1500, `plan${t}`));
-    b.tool('bash', { cmd: `npm test -- shard${t}` }, filler(3000, `out${t}`), { isError: true });
-    b.person(`Shard ${t}: keep going, and keep the logs.`);
-  }
-  b.model('Done with the shards.');
-  return b;
-}
+const history = (turns = 24) => shardSession(turns);
 
 type Send = (p: PreparedRequest) => Promise<unknown>;
 
