@@ -19,7 +19,17 @@ import {
 import { renderScanlines } from '../../src/render/reference.js';
 import { loadWasmCore, type WasmCore } from '../../src/render/wasm.js';
 
-const VARIANTS = ['4x6+flow', '5x8+c1+r1', '6x10+r1+flow', '4x6+c2+r3+s2', '6x10+c2+flow', '4x6+r1+s3+flow'];
+const VARIANTS = [
+  '4x6+flow',
+  '5x8+c1+r1',
+  '5x8+r1+flow',
+  '6x10+c1',
+  '6x10+r1+flow',
+  '4x6+c2+r3+s2',
+  '6x10+c2+flow',
+  '4x6+r1+s3+flow',
+  '5x8+s2',
+];
 
 const piece = fc.oneof(
   { weight: 4, arbitrary: fc.string({ unit: 'grapheme-ascii', maxLength: 14 }) },

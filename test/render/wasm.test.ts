@@ -312,7 +312,9 @@ describe('the module', () => {
   const bytes = Buffer.from(WASM_BASE64, 'base64');
   /** Budget for the release build: it is 4.4 KB today; a jump past this means a runtime or a
    *  library crept in (e.g. the GC runtime or string support). */
-  const BUDGET = 8 * 1024;
+  // 8 KB until the group blitter for cells other than 4x6 (blit.ts blitGroups, ~1.2 KB) bought those
+  // variants 2.5–3× throughput; the budget still catches an accidental runtime or library pull-in.
+  const BUDGET = 10 * 1024;
 
   it(`stays under ${BUDGET} bytes and imports nothing`, () => {
     expect(bytes.length).toBe(WASM_BYTES);
