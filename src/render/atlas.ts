@@ -23,27 +23,6 @@ const HEADER_BYTES = 12;
 const RANGE_BYTES = 12;
 
 /**
- * The continuation mark per cell size, as pixel art (`#` = ink). A ↵-like hook in the last column, so
- * a reader sees "this row goes on"; the build checks it differs from every glyph of the font.
- */
-export const CONTINUATION_MARKS: Readonly<Record<string, readonly string[]>> = {
-  '4x6': ['....', '...#', '...#', '.#.#', '####', '.#..'],
-  '5x8': ['.....', '....#', '....#', '....#', '.#..#', '#####', '.#...', '.....'],
-  '6x10': [
-    '......',
-    '.....#',
-    '.....#',
-    '.....#',
-    '.....#',
-    '..#..#',
-    '.#...#',
-    '######',
-    '.#....',
-    '..#...',
-  ],
-};
-
-/**
  * When two code points share a bitmap only one can keep it (the other is escaped). These blocks, in
  * this order, choose first — they are what agent transcripts are made of (ASCII, Latin-1, box drawing
  * for trees and tables, block elements, arrows, punctuation) — then every other code point ascending.

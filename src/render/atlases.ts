@@ -1,11 +1,8 @@
 /** The atlases generated from fonts/ (scripts/build-fonts.ts), decoded once per cell on first use. */
 import { decodeAtlas, fromBase64, type Atlas } from './atlas.js';
 import { CELL_NAMES, type CellName } from './cells.js';
-import { ATLAS_4X6 } from './generated/atlas-4x6.js';
-import { ATLAS_5X8 } from './generated/atlas-5x8.js';
-import { ATLAS_6X10 } from './generated/atlas-6x10.js';
+import { ATLAS_SOURCES as SOURCES } from './generated/atlas-sources.js';
 
-const SOURCES: Record<CellName, string> = { '4x6': ATLAS_4X6, '5x8': ATLAS_5X8, '6x10': ATLAS_6X10 };
 const cache = new Map<CellName, Atlas>();
 
 /** The decoded atlas of `cell` (cached); throws a RangeError for an unknown cell. */

@@ -7,9 +7,7 @@
  */
 import { fromBase64 } from './atlas.js';
 import type { CellName } from './cells.js';
-import { ATLAS_4X6 } from './generated/atlas-4x6.js';
-import { ATLAS_5X8 } from './generated/atlas-5x8.js';
-import { ATLAS_6X10 } from './generated/atlas-6x10.js';
+import { ATLAS_SOURCES } from './generated/atlas-sources.js';
 import { WASM_BASE64 } from './generated/wasm.js';
 import { pageGeometry } from './geometry.js';
 
@@ -97,7 +95,6 @@ const wasmApi = (globalThis as unknown as { WebAssembly: WebAssemblyApi }).WebAs
 
 /** The raw atlases: the core builds its own tables from them, so the decoded JS atlas (atlases.ts,
  *  a 64 K-entry lookup per cell) is not needed on this path and a cold start skips it. */
-const ATLAS_SOURCES: Record<CellName, string> = { '4x6': ATLAS_4X6, '5x8': ATLAS_5X8, '6x10': ATLAS_6X10 };
 const atlasCache = new Map<CellName, Uint8Array>();
 
 function atlasBytes(cell: CellName): Uint8Array {
