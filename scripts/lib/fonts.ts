@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { buildAtlas, decodeAtlas, glyphOf } from '../../src/render/atlas.js';
 import { parseBdf, type BdfFont } from '../../src/render/bdf.js';
 import { applyTuned, parseTuned } from '../../src/render/tuned.js';
 
@@ -94,4 +95,32 @@ export function tunedOverrides(entry: FontEntry): Map<number, number[]> {
   const source = `fonts/${entry.tuned}`;
   return parseTuned(readFileSync(`${fontsDir}${entry.tuned}`, 'utf8'), entry.width, entry.height, source)
     .overrides;
+}
+
+/**
+ * The binary atlas of `entry` (docs/renderer.md §6). For a tuned set it also checks that every
+ * override reached the atlas as drawn: an override equal to a reserved glyph (the continuation mark or
+ * an inverted escape character) would otherwise be silently escaped and the tuning lost.
+ */
+export function buildEntryAtlas(entry: FontEntry, table: readonly FontEntry[]): Uint8Array {
+  const bytes = buildAtlas(loadFont(entry, table), entry.mark);
+  if (entry.tuned !== undefined) checkTunedAtlas(bytes, tunedOverrides(entry), `fonts/${entry.tuned}`);
+  return bytes;
+}
+
+/** Throws unless every override in `overrides` is in the atlas `bytes` exactly as drawn. */
+export function checkTunedAtlas(bytes: Uint8Array, overrides: Map<number, number[]>, source: string): void {
+  const atlas = decodeAtlas(bytes);
+  const { cellWidth: w, cellHeight: h } = atlas;
+  for (const [cp, rows] of overrides) {
+    const g = glyphOf(atlas, cp);
+    const got = g < 0 ? [] : [...atlas.glyphs.subarray(g * h, (g + 1) * h)];
+    const want = rows.map((r) => (r << (8 - w)) & 0xff);
+    if (got.join() !== want.join()) {
+      throw new Error(
+        `${source}: override U+${cp.toString(16).toUpperCase().padStart(4, '0')} did not reach the atlas: ` +
+          `it equals a reserved glyph (the continuation mark or an inverted escape character)`,
+      );
+    }
+  }
 }
