@@ -1,7 +1,7 @@
-/** The atlases generated from fonts/ (scripts/build-fonts.ts), decoded once per cell on first use. */
-import { decodeAtlas, fromBase64, type Atlas } from './atlas.js';
-import { CELL_NAMES, type CellName } from './cells.js';
-import { ATLAS_SOURCES as SOURCES } from './generated/atlas-sources.js';
+/** The atlases generated from fonts/fonts.json (scripts/build-fonts.ts), decoded once per cell on first use. */
+import { decodeAtlas, type Atlas } from './atlas.js';
+import { atlasData } from './atlas-data.js';
+import type { CellName } from './cells.js';
 
 const cache = new Map<CellName, Atlas>();
 
@@ -9,11 +9,7 @@ const cache = new Map<CellName, Atlas>();
 export function atlasFor(cell: CellName = '4x6'): Atlas {
   let atlas = cache.get(cell);
   if (!atlas) {
-    const source = SOURCES[cell];
-    if (source === undefined) {
-      throw new RangeError(`unknown cell '${String(cell)}': expected one of ${CELL_NAMES.join(', ')}`);
-    }
-    atlas = decodeAtlas(fromBase64(source));
+    atlas = decodeAtlas(atlasData(cell));
     cache.set(cell, atlas);
   }
   return atlas;

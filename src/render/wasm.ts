@@ -7,7 +7,7 @@
  */
 import { fromBase64 } from './atlas.js';
 import type { CellName } from './cells.js';
-import { ATLAS_SOURCES } from './generated/atlas-sources.js';
+import { atlasData } from './atlas-data.js';
 import { WASM_BASE64 } from './generated/wasm.js';
 import { pageGeometry } from './geometry.js';
 
@@ -100,7 +100,7 @@ const atlasCache = new Map<CellName, Uint8Array>();
 function atlasBytes(cell: CellName): Uint8Array {
   let bytes = atlasCache.get(cell);
   if (!bytes) {
-    bytes = fromBase64(ATLAS_SOURCES[cell]);
+    bytes = atlasData(cell);
     atlasCache.set(cell, bytes);
   }
   return bytes;
