@@ -9,7 +9,7 @@
  * for the summary rung or omitted, and the report says so).
  */
 import type { ImageItem, Item, SummaryItem } from '../transcript/items.js';
-import { cellSize, normalize } from '../render/index.js';
+import { cellSize, normalize, type CellName } from '../render/index.js';
 import { sum } from './elide.js';
 import { planSnapshot, type Segment, type SnapshotPlan } from './plan.js';
 import { formatItem, formatItems } from './text.js';
@@ -21,7 +21,7 @@ import type { RungReport } from './types.js';
 export interface PageSpec {
   width: number;
   height: number;
-  cell: '4x6' | '5x8' | '6x10';
+  cell: CellName;
   scale: number;
   /** Tokens one page costs under the profile's image rule. */
   tokens: number;
