@@ -17,7 +17,10 @@ export interface Alignment {
 }
 
 /** Aligns `transcription` (code points) against `source` (code points). */
-export function align(source: readonly string[], transcription: readonly string[]): Alignment {
+export function align(sourceChars: readonly string[], transcriptionChars: readonly string[]): Alignment {
+  // Integer code points: comparing numbers in the inner loop is several times faster than strings.
+  const source = Int32Array.from(sourceChars, (c) => c.codePointAt(0)!);
+  const transcription = Int32Array.from(transcriptionChars, (c) => c.codePointAt(0)!);
   const n = source.length;
   const m = transcription.length;
   const w = m + 1;
@@ -28,7 +31,7 @@ export function align(source: readonly string[], transcription: readonly string[
     const row = i * w;
     const prev = row - w;
     d[row] = i;
-    const s = source[i - 1];
+    const s = source[i - 1]!;
     for (let j = 1; j <= m; j++) {
       const sub = d[prev + j - 1]! + (s === transcription[j - 1] ? 0 : 1);
       const del = d[prev + j]! + 1;

@@ -89,7 +89,8 @@ export function report(dir = RESULTS_DIR): ReportRow[] {
       throw new Error(`report: ${f}: format expected '${RESULTS_FORMAT}', found '${String(r.format)}'`);
     for (const im of r.images) {
       const e = per.get(im.variant) ?? { readers: new Set(), files: new Set(), scores: [] };
-      e.readers.add(`${f}#${im.reader}`);
+      // A reader counts where they answered; unanswered images still count as 100% error.
+      if (!im.score.missing) e.readers.add(`${f}#${im.reader}`);
       e.files.add(f);
       e.scores.push(im.score);
       per.set(im.variant, e);
