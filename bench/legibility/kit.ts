@@ -65,9 +65,10 @@ extension \`.txt\` (\`q7f3k2.png\` → \`q7f3k2.txt\`).
 
 - A row that ends with a small hook mark in its last column continues on the next row: join the
   two rows into one line and do not write the mark.
-- In some images a ↵-like mark inside a row means a line break: write a newline, not the mark. In
-  those images rows are filled to the right edge and the end of a row is not a line break (a text
-  line simply continues on the next row).
+- In some images a small pilcrow mark (¶) inside a row means a line break: write a newline, not
+  the mark. In those images every row holds the same number of character cells and the end of a
+  row is not a line break: the text simply continues on the next row, and blank space at the right
+  end of a row (or the left start of the next) is spaces that belong to the text.
 - Inverted (white-on-black) runs \`U+XXXX\` stand for one character by its code point: write that
   character, or the \`U+XXXX\` text itself if you are unsure which character it is.
 ${
