@@ -36,7 +36,7 @@ export interface Price {
   chars: number;
   claudePer1k: number;
   openaiPer1k: number;
-  /** Share of the cells holding a character (page fill). */
+  /** Page fill: characters per cell of the rows used (an escape takes several cells). */
   fill: number;
 }
 
