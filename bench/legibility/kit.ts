@@ -4,7 +4,7 @@
  * folder holds only the PNGs (random neutral names) and INSTRUCTIONS.md; the key and the sources stay
  * outside the reader folders.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { rng } from '../../src/probe/random.js';
 import { render } from '../../src/render/index.js';
@@ -98,6 +98,9 @@ export async function makeKit(options: KitOptions): Promise<KitKey> {
   const ids = variants.map((v) => v.id);
   const dup = ids.find((id, i) => ids.indexOf(id) !== i);
   if (dup) throw new RangeError(`variants: '${dup}' is listed twice`);
+  if (existsSync(out) && readdirSync(out).length > 0) {
+    throw new Error(`kit: ${out} is not empty; a kit goes into a new or empty directory`);
+  }
   const V = variants.length;
   const texts = generateTexts(seed, V);
   // Names from their own stream, so they carry nothing of text, variant or reader order.
@@ -123,9 +126,10 @@ export async function makeKit(options: KitOptions): Promise<KitKey> {
       const v = variants[latin(t, reader, V)]!;
       const text = texts[t]!;
       const rows = variantRows(text.text, v);
-      // Parts of equal height (a split text's last part is then at most one row short of full).
-      const partsNeeded = Math.ceil((rows * v.pitch.height) / MAX_PAGE_HEIGHT);
-      const pageRows = Math.ceil(rows / partsNeeded);
+      // Parts of equal height (a split text's last part is then at most one row short of full),
+      // each at most MAX_PAGE_HEIGHT: ceil(rows / parts) ≤ maxRows since maxRows is an integer.
+      const maxRows = Math.floor(MAX_PAGE_HEIGHT / v.pitch.height);
+      const pageRows = Math.ceil(rows / Math.ceil(rows / maxRows));
       const shape = { width: v.cols * v.pitch.width, height: Math.max(2, pageRows) * v.pitch.height };
       const result = await render(text.text, { shape, ...variantOptions(v) });
       const expected = Math.ceil(rows / Math.max(2, pageRows));

@@ -58,6 +58,14 @@ describe('alignment', () => {
     }
   });
 
+  it('charges an insertion to the source character before it (the first one at the start)', () => {
+    expect([...align([...'ab'], [...'axb']).edits]).toEqual([1, 0]);
+    expect([...align([...'ab'], [...'xab']).edits]).toEqual([1, 0]);
+    expect([...align([...'ab'], [...'abx']).edits]).toEqual([0, 1]);
+    expect([...align([...'abc'], [...'aZc']).edits]).toEqual([0, 1, 0]);
+    expect([...align([...'abc'], [...'ac']).edits]).toEqual([0, 1, 0]);
+  });
+
   it('aligns 2,600 × 2,600 characters', () => {
     const s = [...generateText(1, 0).text];
     const t = s.map((c, i) => (i % 50 === 0 ? '?' : c));
@@ -186,6 +194,16 @@ describe('kit', () => {
       // The flow page fits in one part exactly as tall as its rows; 6x10 at scale 2 is split.
       if (v.layout === 'flow') expect(im.heights).toEqual([variantRows(source, v) * v.pitch.height]);
       else expect(im.parts.length).toBeGreaterThan(1);
+    }
+  });
+
+  it('refuses a non-empty directory and a bad variant id, naming what was wrong', async () => {
+    await expect(makeKit({ variants, readers: 1, seed: 1, out: dir })).rejects.toThrow(/not empty/);
+    const fresh = mkdtempSync(join(tmpdir(), 'glyphfold-legibility-'));
+    try {
+      await expect(makeKit({ variants: ['6x10+q3'], readers: 1, seed: 1, out: fresh })).rejects.toThrow(/q3/);
+    } finally {
+      rmSync(fresh, { recursive: true, force: true });
     }
   });
 
