@@ -67,8 +67,9 @@ extension \`.txt\` (\`q7f3k2.png\` → \`q7f3k2.txt\`).
   two rows into one line and do not write the mark.
 - In some images a small pilcrow mark (¶) inside a row means a line break: write a newline, not
   the mark. In those images every row holds the same number of character cells and the end of a
-  row is not a line break: the text simply continues on the next row, and blank space at the right
-  end of a row (or the left start of the next) is spaces that belong to the text.
+  row is not a line break: the text simply continues on the next row (a word may be split across
+  the row end: join it). In those images a small centred dot (·) stands for one space: it marks the
+  spaces that indent a line and the spaces at the right end of a row. Write a space for each dot.
 - Inverted (white-on-black) runs \`U+XXXX\` stand for one character by its code point: write that
   character, or the \`U+XXXX\` text itself if you are unsure which character it is.
 ${
