@@ -14,7 +14,7 @@ import { markdown, report, RESULTS_DIR } from './report.js';
 import { rescore, scoreKit, type Results } from './score.js';
 
 const USAGE = `usage: npm run legibility -- kit --variants A,B,… --readers N --seed S --out DIR [--per-reader K] [--flow-width PX]
-       npm run legibility -- score DIR --reader-model ID --how TEXT --date ISO --out FILE.json [--only-readers 1,2]
+       npm run legibility -- score DIR --reader-model ID --how TEXT --date ISO --out FILE.json [--only-readers 1,2] [--notes FILE]
        npm run legibility -- rescore FILE.json [--out FILE.json]
        npm run legibility -- report [--json] [--dir DIR]`;
 
@@ -37,6 +37,7 @@ const { values, positionals } = parseArgs({
     dir: { type: 'string' },
     'only-readers': { type: 'string' },
     'per-reader': { type: 'string' },
+    notes: { type: 'string' },
     'flow-width': { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
   },
@@ -101,7 +102,14 @@ try {
       if (Number.isNaN(Date.parse(date))) fail(`score: --date: expected an ISO date, found '${date}'`);
       const out = values.out ?? fail('score: --out FILE.json is required (e.g. bench/legibility/results/…)');
       const only = values['only-readers']?.split(',').map((r) => int('only-readers', r.trim()));
-      const results = scoreKit(dir, { model, how, date }, only);
+      const scored = scoreKit(dir, { model, how, date }, only);
+      const notes = values.notes
+        ? readFileSync(values.notes, 'utf8')
+            .split('\n')
+            .map((l) => l.trim())
+            .filter(Boolean)
+        : undefined;
+      const results = notes ? { ...scored, notes } : scored;
       write(out, results);
       process.stdout.write(`${summary(results)}\n→ ${out}\n`);
       break;

@@ -186,6 +186,8 @@ export interface Results {
   format: typeof RESULTS_FORMAT;
   version: 1;
   reader: { model: string; how: string; date: string };
+  /** What else a reader of these results should know (protocol changes, readers' own remarks). */
+  notes?: string[];
   kit: { seed: number; variants: string[]; readers: number };
   texts: ReadingText[];
   images: ResultImage[];
