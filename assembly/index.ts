@@ -34,6 +34,8 @@ let flow: bool = false;
 let pendingNewline: bool = false;
 /** Flow: no visible cell since the last newline mark (or the text's start): blanks are indentation. */
 let indent: bool = true;
+/** Flow: blank cells that ended the previous row (a run of spaces may go on across the row end). */
+let blankCarry: u32 = 0;
 
 /** JS, once per cell: reserves `length` bytes for the raw atlas and returns where to write them. */
 export function atlasBuffer(length: u32): usize {
@@ -91,6 +93,7 @@ export function begin(length: u32, wide: u32, layout: u32): i32 {
   flow = layout == 1;
   pendingNewline = false;
   indent = true;
+  blankCarry = 0;
   done = false;
   return 0;
 }
@@ -173,23 +176,32 @@ function flowRows(out: usize): u32 {
   return ri;
 }
 
-/** Flow (docs/renderer.md §4): blanks that are indentation, and the blank run that ends a full row,
- *  are drawn as the visible space mark, so a reader can count them where no column lines them up. */
+/** Flow (docs/renderer.md §4): a space a reader could not count is drawn as the visible space mark:
+ *  indentation, a run of two or more spaces (also across a row end: `blankCarry`), and the blank runs
+ *  that start a row or end a full row. A single space between two visible cells of a row stays blank,
+ *  as between words. */
 function markSpaces(out: usize, m: u32): void {
-  for (let i: u32 = 0; i < m; i++) {
-    const p = out + ((<usize>i) << 1);
-    const g = <u32>load<u16>(p);
-    if (g == GLYPH_NEWLINE) indent = true;
-    else if (g != GLYPH_BLANK) indent = false;
-    else if (indent) store<u16>(p, <u16>GLYPH_SPACE);
+  let i: u32 = 0;
+  while (i < m) {
+    const g = <u32>load<u16>(out + ((<usize>i) << 1));
+    if (g != GLYPH_BLANK) {
+      if (g == GLYPH_NEWLINE) indent = true;
+      else indent = false;
+      i++;
+      continue;
+    }
+    let j = i + 1;
+    while (j < m && <u32>load<u16>(out + ((<usize>j) << 1)) == GLYPH_BLANK) j++;
+    const run = j - i + (i == 0 ? blankCarry : 0);
+    if (indent || run >= 2 || i == 0 || (j == m && m == cols)) {
+      for (let k = i; k < j; k++) store<u16>(out + ((<usize>k) << 1), <u16>GLYPH_SPACE);
+    }
+    i = j;
   }
-  if (m < cols) return;
-  for (let i = <i32>m - 1; i >= 0; i--) {
-    const p = out + ((<usize>i) << 1);
-    const g = <u32>load<u16>(p);
-    if (g != GLYPH_BLANK && g != GLYPH_SPACE) break;
-    store<u16>(p, <u16>GLYPH_SPACE);
-  }
+  // Blanks ending this row start the next row's run (a full row that is all blank adds to it).
+  let tail: u32 = 0;
+  while (tail < m && <u32>load<u16>(out + ((<usize>(m - 1 - tail)) << 1)) == GLYPH_SPACE) tail++;
+  blankCarry = tail == m ? blankCarry + tail : tail;
 }
 
 /** JS, once per render: where the page scanlines are, and how many bytes (H × stride). */

@@ -108,6 +108,8 @@ class Layout {
   private readonly flow: boolean;
   /** Flow: no visible cell since the last newline mark or the text's start (blanks are indentation). */
   private indent = true;
+  /** Flow: blank cells that ended the previous row (a run of spaces may go on across the row end). */
+  private blankCarry = 0;
   // Per page.
   rowsOnPage = 0;
   chars = 0;
@@ -141,21 +143,31 @@ class Layout {
   }
 
   /**
-   * Flow (§4): blanks that are indentation, and the blank run ending a full row, are drawn as the
-   * visible space mark, so a reader can count them where no column lines them up.
+   * Flow (§4): a space a reader could not count is drawn as the visible space mark: indentation, a
+   * run of two or more spaces (also across a row end), and the blank runs that start a row or end a
+   * full row. A single space between two visible cells of a row stays blank, as between words.
    */
   private markSpaces(count: number): void {
     const cells = this.cells;
-    for (let i = 0; i < count; i++) {
+    let i = 0;
+    while (i < count) {
       const g = cells[i]!;
-      if (g === GLYPH_NEWLINE) this.indent = true;
-      else if (g !== GLYPH_BLANK) this.indent = false;
-      else if (this.indent) cells[i] = GLYPH_SPACE;
+      if (g !== GLYPH_BLANK) {
+        this.indent = g === GLYPH_NEWLINE;
+        i++;
+        continue;
+      }
+      let j = i + 1;
+      while (j < count && cells[j] === GLYPH_BLANK) j++;
+      const run = j - i + (i === 0 ? this.blankCarry : 0);
+      if (this.indent || run >= 2 || i === 0 || (j === count && count === this.g.cols)) {
+        cells.fill(GLYPH_SPACE, i, j);
+      }
+      i = j;
     }
-    if (count < this.g.cols) return;
-    for (let i = count - 1; i >= 0 && (cells[i] === GLYPH_BLANK || cells[i] === GLYPH_SPACE); i--) {
-      cells[i] = GLYPH_SPACE;
-    }
+    let tail = 0;
+    while (tail < count && cells[count - 1 - tail] === GLYPH_SPACE) tail++;
+    this.blankCarry = tail === count ? this.blankCarry + tail : tail;
   }
 
   /** Adds one cell to the row; wraps first when the row is full (§4: more than `cols` cells remain). */

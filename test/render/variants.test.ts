@@ -211,7 +211,7 @@ describe('visible spaces in flow', () => {
   };
   const a = (c: string): number => atlasFor('4x6').bmp[c.charCodeAt(0)]!;
 
-  it('marks indentation and the blank run that ends a full row, nothing else', () => {
+  it('marks indentation, runs of two or more spaces and the blank run that ends a full row', () => {
     // 'ab cd' / '  ef' on 3 columns: ab· / cd¶ / ··e / f
     expect(cellsOf('ab cd\n  ef', 3)).toEqual([
       [a('a'), a('b'), GLYPH_SPACE],
@@ -219,8 +219,18 @@ describe('visible spaces in flow', () => {
       [GLYPH_SPACE, GLYPH_SPACE, a('e')],
       [a('f'), 0, 0],
     ]);
-    // Inner spaces that do not end a row stay blank; so does the space after a visible cell.
-    expect(cellsOf('a b  c', 8)[0]).toEqual([a('a'), 0, a('b'), 0, 0, a('c'), 0, 0]);
+    // A single space between visible cells stays blank; a run of two or more is marked.
+    expect(cellsOf('a b  c', 8)[0]).toEqual([a('a'), 0, a('b'), GLYPH_SPACE, GLYPH_SPACE, a('c'), 0, 0]);
+    // A run of two split by the row end: the row-end half and the row-start half are both marked.
+    expect(cellsOf('ab  cd', 3).slice(0, 2)).toEqual([
+      [a('a'), a('b'), GLYPH_SPACE],
+      [GLYPH_SPACE, a('c'), a('d')],
+    ]);
+    // A single space at a row start is marked too: nothing on its left shows it.
+    expect(cellsOf('abc d', 3).slice(0, 2)).toEqual([
+      [a('a'), a('b'), a('c')],
+      [GLYPH_SPACE, a('d'), 0],
+    ]);
     // Indentation at the very start of the text, and across a row break.
     expect(cellsOf('    x', 3).slice(0, 2)).toEqual([
       [GLYPH_SPACE, GLYPH_SPACE, GLYPH_SPACE],
