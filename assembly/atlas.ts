@@ -10,6 +10,7 @@ export const GLYPH_MARK: u32 = 1;
 export const GLYPH_HEX0: u32 = 2; // inverted '0'..'9','A'..'F' are 2..17
 export const GLYPH_U: u32 = 18;
 export const GLYPH_PLUS: u32 = 19;
+export const GLYPH_NEWLINE: u32 = 20; // the flow layout's newline mark
 
 export let atlasLen: u32 = 0;
 export let cw: u32 = 0;
@@ -49,7 +50,7 @@ export function buildTables(len: u32, s: u32): i32 {
   const glyphs = load<u32>(heapBase, 4);
   const ranges = load<u32>(heapBase, 8);
   if (w < 1 || w > 8 || h < 1 || h > 32) return -3;
-  if (glyphs < 20 || glyphs >= ESCAPE) return -4;
+  if (glyphs < 21 || glyphs >= ESCAPE) return -4;
   const glyphRows = rangesPtr + <usize>ranges * 12;
   if (<u64>12 + <u64>ranges * 12 + <u64>glyphs * h > <u64>len) return -5;
 

@@ -2,7 +2,7 @@
 // Only numbers cross the boundary. The JS glue (src/render/wasm.ts) writes the atlas and the text
 // straight into memory and reads each page through a Uint8Array view (rebuilt after memory.grow).
 // Call order: atlasBuffer → loadAtlas (once per cell+scale) → prepare → begin → nextPage… (per render).
-import { buildTables, ch, cellW, GLYPH_MARK, scale, setAtlasLength, tablesEnd } from './atlas';
+import { buildTables, ch, cellW, GLYPH_MARK, GLYPH_NEWLINE, scale, setAtlasLength, tablesEnd } from './atlas';
 import { blitRow, cellPtr, clearFrom, pagePtr, setPage, stride } from './blit';
 import { align16, ensureMemory } from './memory';
 import { setTables, TABLE_BYTES, writePng } from './png';
@@ -17,6 +17,10 @@ let inputPtr: usize = 0;
 let totalChars: f64 = 0;
 let done: bool = true;
 let pngPtr: usize = 0;
+/** Layout 'flow' (docs/renderer.md §4): rows filled completely, line breaks drawn as a mark. */
+let flow: bool = false;
+/** Flow: a line ended with a newline whose mark is not drawn yet (it may open the next row or page). */
+let pendingNewline: bool = false;
 
 /** JS, once per cell: reserves `length` bytes for the raw atlas and returns where to write them. */
 export function atlasBuffer(length: u32): usize {
@@ -63,13 +67,16 @@ export function prepare(w: u32, h: u32, capacity: u32): usize {
 }
 
 /** JS, once per render, after writing `length` units of text at prepare()'s pointer (UTF-8 bytes,
- *  or UTF-16 code units when `wide` is 1). Returns 0, or -1 if it does not fit the reserved area. */
-export function begin(length: u32, wide: u32): i32 {
+ *  or UTF-16 code units when `wide` is 1), with `layout` 0 = lines, 1 = flow. Returns 0, or -1 if
+ *  it does not fit the reserved area. */
+export function begin(length: u32, wide: u32, layout: u32): i32 {
   done = true;
   if (cols == 0) return -1;
   if ((wide != 0 ? <u64>length * 2 : <u64>length) > <u64>inputCap) return -1;
   text.resetText(inputPtr, length, wide != 0);
   totalChars = 0;
+  flow = layout == 1;
+  pendingNewline = false;
   done = false;
   return 0;
 }
@@ -82,7 +89,8 @@ export function nextPage(draw: u32): i32 {
   text.charsOut = 0;
   let ri: u32 = 0;
   const out = draw != 0 ? cellPtr : 0;
-  while (ri < rows) {
+  if (flow) ri = flowRows(out);
+  while (!flow && ri < rows) {
     if (!text.lineActive) {
       if (text.pos >= text.effEnd) break;
       text.startLine();
@@ -111,6 +119,41 @@ export function nextPage(draw: u32): i32 {
   if (out != 0) clearFrom(ri * ch * scale);
   totalChars += <f64>text.charsOut;
   return <i32>text.charsOut;
+}
+
+/** Lays out (and draws, when `out` is not 0) the rows of one page in the flow layout: each row takes
+ *  cells from as many lines as fit, a line break being one newline-mark cell. Returns the rows. */
+function flowRows(out: usize): u32 {
+  let ri: u32 = 0;
+  while (ri < rows) {
+    let m: u32 = 0;
+    while (m < cols) {
+      if (!text.lineActive) {
+        if (pendingNewline) {
+          if (out != 0) store<u16>(out + ((<usize>m) << 1), <u16>GLYPH_NEWLINE);
+          m++;
+          text.charsOut++;
+          pendingNewline = false;
+          continue;
+        }
+        if (text.pos >= text.effEnd) break;
+        text.startLine();
+      }
+      const rest = text.lineN - text.lineK;
+      const take = rest < cols - m ? rest : cols - m;
+      text.takeCells(out != 0 ? out + ((<usize>m) << 1) : 0, take);
+      m += take;
+      if (text.lineK == text.lineN) {
+        text.lineActive = false;
+        text.pos = text.lineNext;
+        pendingNewline = text.lineHasNL;
+      }
+    }
+    if (m == 0) break;
+    if (out != 0) blitRow(ri, m);
+    ri++;
+  }
+  return ri;
 }
 
 /** JS, once per render: where the page scanlines are, and how many bytes (H × stride). */

@@ -15,8 +15,12 @@ export const GLYPH_HEX = 2;
 export const GLYPH_U = 18;
 /** Glyph 19: inverted '+'. */
 export const GLYPH_PLUS = 19;
+/** Glyph 20: the newline mark of the flow layout (the font's own pilcrow, ¶). */
+export const GLYPH_NEWLINE = 20;
 /** The first glyph a code point other than space can map to. */
-export const FIRST_DRAWABLE = 20;
+export const FIRST_DRAWABLE = 21;
+/** The code point whose bitmap is the newline mark; in text it is escaped (`U+00B6`). */
+export const NEWLINE_MARK_CODE_POINT = 0xb6;
 
 const ESCAPE_CHARS = '0123456789ABCDEFU+';
 const HEADER_BYTES = 12;
@@ -103,8 +107,8 @@ export function isControl(codePoint: number): boolean {
 }
 
 /**
- * Builds the binary atlas of a font (docs/renderer.md §6). Glyphs 0–19 are reserved (blank, `mark`,
- * the inverted escape characters). Then every code point, in atlas order ({@link PREFERRED_BLOCKS}
+ * Builds the binary atlas of a font (docs/renderer.md §6). Glyphs 0–20 are reserved (blank, `mark`,
+ * the inverted escape characters, the newline mark). Then every code point, in atlas order ({@link PREFERRED_BLOCKS}
  * first, then ascending), gets the next glyph if it is drawable: not a control, not a surrogate, and
  * its bitmap differs from every glyph already placed (so of two identical glyphs the first in atlas
  * order keeps it and the other is escaped, and decoding is never ambiguous). Space maps to glyph 0.
@@ -143,6 +147,12 @@ export function buildAtlas(font: BdfFont, markArt: readonly string[]): Uint8Arra
       `inverted '${c}'`,
     );
   }
+
+  // The newline mark borrows the font's pilcrow, which readers know as "end of line"; the pilcrow
+  // itself is then escaped like any code point whose bitmap is taken (atlas order, below).
+  const pilcrow = byCodePoint.get(NEWLINE_MARK_CODE_POINT);
+  if (!pilcrow) throw new Error("font lacks '¶' (U+00B6), drawn as the newline mark");
+  place(pilcrow, 'the newline mark');
 
   const space = byCodePoint.get(0x20);
   if (!space || space.some((r) => r !== 0)) throw new Error('font space (U+0020) is not blank');
@@ -245,6 +255,42 @@ export function glyphOf(atlas: Atlas, codePoint: number): number {
     else return r[mid * 3 + 2]! + codePoint - first;
   }
   return -1;
+}
+
+/**
+ * The atlas of a spaced cell (docs/renderer.md §2): every glyph gains `x` blank columns on its right and
+ * `y` blank rows below. The inverted escape glyphs gain ink there instead, so an escape stays one solid
+ * run. Bitmaps stay pairwise distinct (the padding is the same for all plain glyphs and the opposite for
+ * all inverted ones), so decoding by bitmap still works. Pure: the binary layout in, a new one out.
+ */
+export function spaceAtlas(bytes: Uint8Array, x: number, y: number): Uint8Array {
+  if (x === 0 && y === 0) return bytes;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const cw0 = view.getUint8(0);
+  const ch0 = view.getUint8(1);
+  const glyphCount = view.getUint32(4, true);
+  const head = HEADER_BYTES + view.getUint32(8, true) * RANGE_BYTES;
+  if (bytes.length !== head + glyphCount * ch0) {
+    throw new RangeError(`atlas: expected ${head + glyphCount * ch0} bytes, found ${bytes.length}`);
+  }
+  const cw = cw0 + x;
+  const ch = ch0 + y;
+  if (cw > 8) throw new RangeError(`spaced cell is ${cw} pixels wide; at most 8 are supported`);
+  const out = new Uint8Array(head + glyphCount * ch);
+  out.set(bytes.subarray(0, head));
+  out[0] = cw;
+  out[1] = ch;
+  // Ink in the new columns: the x bits right of the glyph's own, MSB-aligned like every row.
+  const padBits = ((1 << x) - 1) << (8 - cw);
+  const fullRow = (0xff << (8 - cw)) & 0xff;
+  for (let g = 0; g < glyphCount; g++) {
+    const inverted = g >= GLYPH_HEX && g <= GLYPH_PLUS;
+    const from = head + g * ch0;
+    const at = head + g * ch;
+    for (let r = 0; r < ch0; r++) out[at + r] = inverted ? bytes[from + r]! | padBits : bytes[from + r]!;
+    for (let r = ch0; r < ch; r++) out[at + r] = inverted ? fullRow : 0;
+  }
+  return out;
 }
 
 /** Base64 of bytes without Node's Buffer (edge-safe). */

@@ -4,10 +4,10 @@
  * blanks). `decode(render(t)) === normalize(t)` for every string `t`. Edge-safe (inflate.ts inflates).
  */
 import {
-  FIRST_DRAWABLE,
   GLYPH_BLANK,
   GLYPH_HEX,
   GLYPH_MARK,
+  GLYPH_NEWLINE,
   GLYPH_PLUS,
   GLYPH_U,
   type Atlas,
@@ -18,10 +18,16 @@ import { crc32 } from './crc32.js';
 import { pageGeometry } from './geometry.js';
 import { inflateZlib } from './inflate.js';
 import { PNG_SIGNATURE } from './png.js';
+import { variantOf, type Layout, type Spacing, type Variant } from './variant.js';
 
+/** The variant the pages were rendered with (the same fields as render's options). */
 export interface DecodeOptions {
   cell?: CellName;
   scale?: number;
+  spacing?: Partial<Spacing>;
+  layout?: Layout;
+  /** A variant id (`6x10+r1+flow`) or object; wins over cell, scale, spacing and layout. */
+  variant?: string | Variant;
 }
 
 /** A page as 1-bit rows: `bits[y * rowBytes + (x >> 3)]`, bit `7 - (x & 7)`, 1 = white. */
@@ -212,9 +218,10 @@ const HEX = '0123456789ABCDEF';
 export function decode(pngs: readonly Uint8Array[], options: DecodeOptions = {}): string {
   if (!Array.isArray(pngs))
     throw new TypeError(`decode: expected an array of PNG byte arrays, found ${typeof pngs}`);
-  const cell = options.cell ?? '4x6';
-  const scale = options.scale ?? 1;
-  const atlas = atlasFor(cell);
+  const v = variantOf(options);
+  const { cell, scale } = v;
+  const flow = v.layout === 'flow';
+  const atlas = atlasFor(cell, v.spacing);
   const index = glyphIndex(atlas);
   const { cellWidth: cw, cellHeight: ch, codePoints } = atlas;
   const cellRows = new Uint8Array(ch);
@@ -245,7 +252,7 @@ export function decode(pngs: readonly Uint8Array[], options: DecodeOptions = {})
   pngs.forEach((png, p) => {
     const label = `page ${p + 1}`;
     const bitmap = readPng(png, label);
-    const g = pageGeometry({ width: bitmap.width, height: bitmap.height }, cell, scale);
+    const g = pageGeometry({ width: bitmap.width, height: bitmap.height }, cell, scale, v.spacing, v.layout);
     if (rowGlyphs.length !== g.cols) rowGlyphs = new Int32Array(g.cols);
     const { bits, rowBytes } = bitmap;
     const shift = 8 - cw;
@@ -269,12 +276,14 @@ export function decode(pngs: readonly Uint8Array[], options: DecodeOptions = {})
         }
         rowGlyphs[col] = glyph;
       }
-      const wrapped = rowGlyphs[g.cols - 1] === GLYPH_MARK;
-      let end = wrapped ? g.cols - 1 : g.cols;
+      // Flow rows are read whole (a blank cell is a space; only the text's end is trimmed, below);
+      // lines rows end at a continuation mark or lose their trailing blanks.
+      const wrapped = flow || rowGlyphs[g.cols - 1] === GLYPH_MARK;
+      let end = wrapped && !flow ? g.cols - 1 : g.cols;
       if (!wrapped) while (end > 0 && rowGlyphs[end - 1] === GLYPH_BLANK) end--;
       for (let col = 0; col < end; col++) {
         const glyph = rowGlyphs[col]!;
-        if (glyph >= GLYPH_HEX && glyph < FIRST_DRAWABLE) {
+        if (glyph >= GLYPH_HEX && glyph <= GLYPH_PLUS) {
           if (escape === '') escapeAt = `${label}, row ${row + 1}, column ${col + 1}`;
           escape += glyph === GLYPH_U ? 'U' : glyph === GLYPH_PLUS ? '+' : HEX[glyph - GLYPH_HEX];
           continue;
@@ -282,8 +291,17 @@ export function decode(pngs: readonly Uint8Array[], options: DecodeOptions = {})
         flushEscape();
         if (glyph === GLYPH_MARK) {
           throw new RangeError(
-            `${label}, row ${row + 1}, column ${col + 1}: continuation mark before the last column`,
+            `${label}, row ${row + 1}, column ${col + 1}: continuation mark ${flow ? 'in a flow page' : 'before the last column'}`,
           );
+        }
+        if (glyph === GLYPH_NEWLINE) {
+          if (!flow) {
+            throw new RangeError(
+              `${label}, row ${row + 1}, column ${col + 1}: newline mark in a lines page (decode it as layout 'flow')`,
+            );
+          }
+          text += '\n';
+          continue;
         }
         const cp = codePoints[glyph]!;
         text += cp < 0x10000 ? String.fromCharCode(cp) : String.fromCodePoint(cp);
@@ -295,8 +313,10 @@ export function decode(pngs: readonly Uint8Array[], options: DecodeOptions = {})
     }
   });
   flushEscape();
-  // Blank rows after the last line of the last page are no rows (§1 rule 4).
+  // Blank rows after the last line of the last page are no rows (§1 rule 4); in flow, the blank cells
+  // after the text's last character are no spaces (§1 rule 3).
   let end = text.length;
-  while (end > 0 && text.charCodeAt(end - 1) === 10) end--;
+  const blank = flow ? 32 : 10;
+  while (end > 0 && text.charCodeAt(end - 1) === blank) end--;
   return text.slice(0, end);
 }

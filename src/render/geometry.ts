@@ -1,5 +1,6 @@
 /** Page geometry (docs/renderer.md §2): validates a shape for a cell and scale and derives the grid. */
 import { CELL_NAMES, CELLS, MAX_SCALE, type CellName } from './cells.js';
+import { checkSpacing, LAYOUTS, type Layout, type Spacing } from './variant.js';
 
 /** Width × height of a page in pixels. */
 export interface PageShape {
@@ -14,7 +15,9 @@ export const MAX_PAGE_PIXELS = 64 * 1024 * 1024;
 export interface PageGeometry {
   cell: CellName;
   scale: number;
-  /** Font cell in font pixels. */
+  spacing: Spacing;
+  layout: Layout;
+  /** Cell in font pixels, spacing included. */
   cellWidth: number;
   cellHeight: number;
   width: number;
@@ -29,16 +32,26 @@ export interface PageGeometry {
  * Validates `shape`, `cell` and `scale` and returns the page grid. Throws a TypeError for a wrong type
  * and a RangeError naming expected vs found for a bad value (a page must hold at least 2×2 cells).
  */
-export function pageGeometry(shape: PageShape, cell: CellName = '4x6', scale = 1): PageGeometry {
+export function pageGeometry(
+  shape: PageShape,
+  cell: CellName = '4x6',
+  scale = 1,
+  spacing?: Partial<Spacing>,
+  layout: Layout = 'lines',
+): PageGeometry {
   if (typeof shape !== 'object' || shape === null) {
     throw new TypeError(
       `shape: expected { width, height } in pixels, found ${shape === null ? 'null' : typeof shape}`,
     );
   }
-  const font = CELLS[cell];
+  const font = Object.hasOwn(CELLS, cell) ? CELLS[cell] : undefined;
   if (!font) throw new RangeError(`unknown cell '${String(cell)}': expected one of ${CELL_NAMES.join(', ')}`);
   if (!Number.isInteger(scale) || scale < 1 || scale > MAX_SCALE) {
     throw new RangeError(`scale must be an integer from 1 to ${MAX_SCALE}, found ${String(scale)}`);
+  }
+  const space = checkSpacing(spacing, cell);
+  if (!LAYOUTS.includes(layout)) {
+    throw new RangeError(`layout must be one of ${LAYOUTS.join(', ')}, found ${String(layout)}`);
   }
   const { width, height } = shape;
   for (const [name, v] of [
@@ -56,21 +69,23 @@ export function pageGeometry(shape: PageShape, cell: CellName = '4x6', scale = 1
       `shape ${width}x${height} has ${width * height} pixels, more than the ${MAX_PAGE_PIXELS} a page may have`,
     );
   }
-  const cw = font.width * scale;
-  const ch = font.height * scale;
+  const cw = (font.width + space.x) * scale;
+  const ch = (font.height + space.y) * scale;
   const cols = Math.floor(width / cw);
   const rows = Math.floor(height / ch);
   if (cols < 2 || rows < 2) {
     throw new RangeError(
-      `shape ${width}x${height} holds ${cols}x${rows} cells of ${cell} at scale ${scale} (${cw}x${ch} px); ` +
+      `shape ${width}x${height} holds ${cols}x${rows} cells of ${cell}${space.x || space.y ? ` spaced +${space.x}+${space.y}` : ''} at scale ${scale} (${cw}x${ch} px); ` +
         `expected at least 2x2, i.e. at least ${2 * cw}x${2 * ch} pixels`,
     );
   }
   return {
     cell,
     scale,
-    cellWidth: font.width,
-    cellHeight: font.height,
+    spacing: space,
+    layout,
+    cellWidth: font.width + space.x,
+    cellHeight: font.height + space.y,
     width,
     height,
     cols,

@@ -4,15 +4,26 @@
  * docs/renderer.md; the user guide is docs/render.md.
  */
 import type { CellName } from './cells.js';
-import { pageGeometry, type PageShape } from './geometry.js';
+import type { Layout, Spacing, Variant } from './variant.js';
+import type { PageShape } from './geometry.js';
 import { encodePng, type Compression, type DeflatePath } from './png.js';
-import { renderScanlines } from './reference.js';
+import { layoutGeometry, renderScanlines } from './reference.js';
 import { loadWasmCore, type WasmCore } from './wasm.js';
 
 export { cellSize, CELL_NAMES, MAX_SCALE, type CellName } from './cells.js';
 export { normalize, TAB_WIDTH } from './normalize.js';
 export { decode, type DecodeOptions } from './decode.js';
-export { countPages } from './reference.js';
+export { countPages, layoutRows } from './reference.js';
+export {
+  LAYOUTS,
+  parseVariant,
+  variantCell,
+  variantId,
+  variantOf,
+  type Layout,
+  type Spacing,
+  type Variant,
+} from './variant.js';
 export {
   MAX_PAGE_PIXELS,
   MAX_PAGE_SIDE,
@@ -32,6 +43,12 @@ export interface RenderOptions {
   cell?: CellName;
   /** Integer scale 1–4, default 1: every font pixel becomes a scale × scale block. */
   scale?: number;
+  /** Blank font pixels added right of (x, 0–2) and below (y, 0–3) every glyph; default none. */
+  spacing?: Partial<Spacing>;
+  /** 'lines' (default: a row per line, long lines wrap with a mark) or 'flow' (rows filled, ¶ marks line ends). */
+  layout?: Layout;
+  /** A variant id such as `6x10+r1+flow`, or a Variant; wins over cell, scale, spacing and layout. */
+  variant?: string | Variant;
   /** 'default' (smaller PNGs) or 'fastest' (cheaper deflate). */
   compression?: Compression;
   /** Deflate path; default: Node's zlib if present, else CompressionStream, else fflate. */
@@ -111,7 +128,7 @@ export async function render(text: string, options: RenderOptions): Promise<Rend
   if (typeof options !== 'object' || options === null) {
     throw new TypeError(`render: expected options { shape, cell?, scale?, … }, found ${String(options)}`);
   }
-  const g = pageGeometry(options.shape, options.cell, options.scale);
+  const g = layoutGeometry(options);
   checkOption('compression', options.compression, COMPRESSIONS);
   checkOption('engine', options.engine, ENGINES);
   checkOption('deflate', options.deflate, DEFLATE_PATHS);
@@ -120,7 +137,14 @@ export async function render(text: string, options: RenderOptions): Promise<Rend
   const core = options.engine === 'ts' ? undefined : await acquireCore(options.engine === 'wasm');
   try {
     const pages = core
-      ? core.pages(text, { width: g.width, height: g.height, cell: g.cell, scale: g.scale })
+      ? core.pages(text, {
+          width: g.width,
+          height: g.height,
+          cell: g.cell,
+          scale: g.scale,
+          spacing: g.spacing,
+          layout: g.layout,
+        })
       : renderScanlines(text, options);
     // 'fastest' on the core: its in-memory stored encoder writes the same bytes as png.ts 'fastest'
     // (tested), without copying the scanlines out or a JS CRC/Adler pass.

@@ -5,16 +5,38 @@
  * (no normalized copy), glyph rows pre-expanded for the scale, one page buffer reused, and pixels
  * packed through a bit accumulator per scanline — no per-pixel calls.
  */
-import { GLYPH_BLANK, GLYPH_HEX, GLYPH_MARK, GLYPH_PLUS, GLYPH_U, glyphOf, type Atlas } from './atlas.js';
+import {
+  GLYPH_BLANK,
+  GLYPH_HEX,
+  GLYPH_MARK,
+  GLYPH_NEWLINE,
+  GLYPH_PLUS,
+  GLYPH_U,
+  glyphOf,
+  type Atlas,
+} from './atlas.js';
 import { atlasFor } from './atlases.js';
 import type { CellName } from './cells.js';
 import { pageGeometry, type PageGeometry, type PageShape } from './geometry.js';
 import { TAB_WIDTH } from './normalize.js';
+import { variantOf, type Layout as LayoutKind, type Spacing, type Variant } from './variant.js';
 
 export interface LayoutOptions {
   shape: PageShape;
   cell?: CellName;
   scale?: number;
+  /** Blank font pixels added right of and below every glyph (docs/renderer.md §2). */
+  spacing?: Partial<Spacing>;
+  /** 'lines' (default) or 'flow' (docs/renderer.md §4). */
+  layout?: LayoutKind;
+  /** A variant id (`6x10+r1+flow`) or object; wins over cell, scale, spacing and layout. */
+  variant?: string | Variant;
+}
+
+/** The page geometry of layout options (variant resolved, everything validated). */
+export function layoutGeometry(options: LayoutOptions): PageGeometry {
+  const v = variantOf(options);
+  return pageGeometry(options.shape, v.cell, v.scale, v.spacing, v.layout);
 }
 
 /** One page of scanlines, as §5 defines them: the exact input of the PNG's zlib stream. */
@@ -33,15 +55,16 @@ export interface ScanlinePage {
   scanlines: Uint8Array;
 }
 
-const rowTables = new Map<string, Uint32Array>();
+const rowTables = new WeakMap<Atlas, Map<number, Uint32Array>>();
 
 /**
  * `table[glyph * ch + r]` = font row `r` of `glyph` with every pixel repeated `scale` times
  * horizontally: `cw·scale` bits, leftmost pixel most significant, 1 = ink.
  */
-export function glyphRowTable(atlas: Atlas, cell: CellName, scale: number): Uint32Array {
-  const key = `${cell}/${scale}`;
-  let table = rowTables.get(key);
+export function glyphRowTable(atlas: Atlas, scale: number): Uint32Array {
+  let perScale = rowTables.get(atlas);
+  if (!perScale) rowTables.set(atlas, (perScale = new Map()));
+  let table = perScale.get(scale);
   if (table) return table;
   const { cellWidth: cw, glyphs } = atlas;
   table = new Uint32Array(glyphs.length);
@@ -52,7 +75,7 @@ export function glyphRowTable(atlas: Atlas, cell: CellName, scale: number): Uint
     for (let b = cw - 1; b >= 0; b--) wide = (wide << scale) | (((row >>> b) & 1) * unit);
     table[i] = wide;
   }
-  rowTables.set(key, table);
+  perScale.set(scale, table);
   return table;
 }
 
@@ -81,6 +104,7 @@ class Layout {
   private readonly cells: Uint16Array;
   private readonly starts: Uint8Array; // 1 = first cell of a code point, 2 = first cell of an escape
   private n = 0;
+  private readonly flow: boolean;
   // Per page.
   rowsOnPage = 0;
   chars = 0;
@@ -94,6 +118,7 @@ class Layout {
   ) {
     this.cells = new Uint16Array(g.cols + 1);
     this.starts = new Uint8Array(g.cols + 1);
+    this.flow = g.layout === 'flow';
   }
 
   private emit(count: number, newline: boolean): void {
@@ -114,7 +139,11 @@ class Layout {
   /** Adds one cell to the row; wraps first when the row is full (§4: more than `cols` cells remain). */
   private push(glyph: number, start: number): void {
     const cols = this.g.cols;
-    if (this.n === cols) {
+    if (this.n === cols && this.flow) {
+      // Flow: a full row is simply emitted; the next cell starts the next row, with no mark.
+      this.emit(cols, false);
+      this.n = 0;
+    } else if (this.n === cols) {
       const cells = this.cells;
       const starts = this.starts;
       const lastGlyph = cells[cols - 1]!;
@@ -132,6 +161,16 @@ class Layout {
   }
 
   private endLine(newline: boolean): void {
+    if (this.flow) {
+      // Flow: a line break is a cell (the newline mark, one character); the end of the text only
+      // flushes the last, partly filled row.
+      if (newline) this.push(GLYPH_NEWLINE, 1);
+      else if (this.n > 0) {
+        this.emit(this.n, false);
+        this.n = 0;
+      }
+      return;
+    }
     this.emit(this.n, newline);
     this.n = 0;
   }
@@ -238,7 +277,9 @@ function checkArgs(fn: string, text: unknown, options: unknown): void {
     throw new TypeError(`${fn}: expected text to be a string, found ${text === null ? 'null' : typeof text}`);
   }
   if (typeof options !== 'object' || options === null) {
-    throw new TypeError(`${fn}: expected options { shape, cell?, scale? }, found ${String(options)}`);
+    throw new TypeError(
+      `${fn}: expected options { ${fn === 'layoutRows' ? 'cols' : 'shape'}, cell?, scale? }, found ${String(options)}`,
+    );
   }
 }
 
@@ -264,9 +305,9 @@ export function* renderScanlines(text: string, options: LayoutOptions): Generato
       `render: expected text to be a string, found ${text === null ? 'null' : typeof text}`,
     );
   }
-  const g = pageGeometry(options.shape, options.cell, options.scale);
-  const atlas = atlasFor(g.cell);
-  const table = glyphRowTable(atlas, g.cell, g.scale);
+  const g = layoutGeometry(options);
+  const atlas = atlasFor(g.cell, g.spacing);
+  const table = glyphRowTable(atlas, g.scale);
   const { stride, scale, cellHeight: ch } = g;
   const cellBits = g.cellWidth * scale;
   const rowBytes = ch * scale * stride; // one row of cells
@@ -317,8 +358,8 @@ export function countPages(
   options: LayoutOptions,
 ): { pages: number; chars: number; escapes: number } {
   checkArgs('countPages', text, options);
-  const g = pageGeometry(options.shape, options.cell, options.scale);
-  const layout = new Layout(text, atlasFor(g.cell), g, undefined);
+  const g = layoutGeometry(options);
+  const layout = new Layout(text, atlasFor(g.cell, g.spacing), g, undefined);
   let pages = 0;
   let chars = 0;
   let escapes = 0;
@@ -328,4 +369,25 @@ export function countPages(
     escapes += layout.escapes;
   }
   return { pages, chars, escapes };
+}
+
+/**
+ * Exact rows `normalize(text)` takes on rows of `cols` cells in `layout` with `cell`'s font (which
+ * code points are escapes depends on the font; spacing and scale do not change the count). For
+ * planning pages of any height: pages = ceil(rows / rows per page).
+ */
+export function layoutRows(
+  text: string,
+  options: { cols: number; cell?: CellName; layout?: LayoutKind },
+): number {
+  checkArgs('layoutRows', text, options);
+  const { cols } = options;
+  if (!Number.isInteger(cols) || cols < 2) {
+    throw new RangeError(`layoutRows: cols must be an integer ≥ 2, found ${String(cols)}`);
+  }
+  const v = variantOf({ cell: options.cell, layout: options.layout });
+  const g = { cols, rows: Number.MAX_SAFE_INTEGER, layout: v.layout } as PageGeometry;
+  const layout = new Layout(text, atlasFor(v.cell), g, undefined);
+  layout.fillPage();
+  return layout.rowsOnPage;
 }

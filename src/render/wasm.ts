@@ -6,12 +6,11 @@
  * Edge-safe: the module bytes are embedded (generated/wasm.ts), no fs, no fetch.
  */
 import { fromBase64 } from './atlas.js';
+import { atlasBytes } from './atlases.js';
 import type { CellName } from './cells.js';
-import { ATLAS_4X6 } from './generated/atlas-4x6.js';
-import { ATLAS_5X8 } from './generated/atlas-5x8.js';
-import { ATLAS_6X10 } from './generated/atlas-6x10.js';
 import { WASM_BASE64 } from './generated/wasm.js';
 import { pageGeometry } from './geometry.js';
+import type { Layout, Spacing } from './variant.js';
 
 /** What the module exports (assembly/index.ts documents each one and who calls it). */
 interface CoreExports {
@@ -19,7 +18,7 @@ interface CoreExports {
   atlasBuffer(length: number): number;
   loadAtlas(length: number, scale: number): number;
   prepare(width: number, height: number, capacity: number): number;
-  begin(length: number, wide: number): number;
+  begin(length: number, wide: number, layout: number): number;
   nextPage(draw: number): number;
   encodePage(mode: number): number;
   pngPointer(): number;
@@ -37,6 +36,10 @@ export interface WasmPageOptions {
   height: number;
   cell?: CellName;
   scale?: number;
+  /** Blank font pixels right of and below every glyph (docs/renderer.md §2). */
+  spacing?: Partial<Spacing>;
+  /** 'lines' (default) or 'flow' (docs/renderer.md §4). */
+  layout?: Layout;
 }
 
 /** One page: its PNG scanlines (docs/renderer.md §5) and the normalized characters it holds. */
@@ -94,20 +97,6 @@ interface WebAssemblyApi {
   Instance: new (module: object, imports: object) => { exports: object };
 }
 const wasmApi = (globalThis as unknown as { WebAssembly: WebAssemblyApi }).WebAssembly;
-
-/** The raw atlases: the core builds its own tables from them, so the decoded JS atlas (atlases.ts,
- *  a 64 K-entry lookup per cell) is not needed on this path and a cold start skips it. */
-const ATLAS_SOURCES: Record<CellName, string> = { '4x6': ATLAS_4X6, '5x8': ATLAS_5X8, '6x10': ATLAS_6X10 };
-const atlasCache = new Map<CellName, Uint8Array>();
-
-function atlasBytes(cell: CellName): Uint8Array {
-  let bytes = atlasCache.get(cell);
-  if (!bytes) {
-    bytes = fromBase64(ATLAS_SOURCES[cell]);
-    atlasCache.set(cell, bytes);
-  }
-  return bytes;
-}
 
 let moduleBytes: Uint8Array | undefined;
 let compiled: Promise<object> | undefined;
@@ -217,17 +206,19 @@ class Core implements WasmCore {
       throw new TypeError(`text must be a string, found ${text === null ? 'null' : typeof text}`);
     }
     // Same checks and messages as the TS reference (unknown cell, scale, sides, area, fewer than 2×2 cells).
-    const { cell, scale, cols, rows, width, height } = pageGeometry(
+    const { cell, scale, spacing, layout, cols, rows, width, height } = pageGeometry(
       { width: options.width, height: options.height },
       options.cell,
       options.scale,
+      options.spacing,
+      options.layout,
     );
     this.generation++;
     const x = this.x;
-    const key = `${cell}@${scale}`;
+    const key = `${cell}+${spacing.x}+${spacing.y}@${scale}`;
     if (this.atlasKey !== key) {
       this.atlasKey = '';
-      const atlas = atlasBytes(cell);
+      const atlas = atlasBytes(cell, spacing);
       const at = x.atlasBuffer(atlas.length);
       if (at === 0) throw new Error(`wasm core: out of memory loading the ${cell} atlas`);
       new Uint8Array(x.memory.buffer, at, atlas.length).set(atlas);
@@ -254,13 +245,13 @@ class Core implements WasmCore {
         read += more.read;
         written += more.written;
       }
-      x.begin(written, 0);
+      x.begin(written, 0, layout === 'flow' ? 1 : 0);
     } else {
       // Lone surrogates: UTF-8 cannot carry them, so the core reads UTF-16 units and escapes them.
       const ptr = this.prepare(width, height, text.length * 2);
       const units = new Uint16Array(x.memory.buffer, ptr, text.length);
       for (let i = 0; i < text.length; i++) units[i] = text.charCodeAt(i);
-      x.begin(text.length, 1);
+      x.begin(text.length, 1, layout === 'flow' ? 1 : 0);
     }
     return { cols, rows };
   }
