@@ -25,7 +25,15 @@ export { shed, SHED_DEFAULTS, type ShedOptions } from './shed.js';
 export { referencedResults } from './refs.js';
 export { validCuts } from './cuts.js';
 export { planSnapshot, type PlanOptions, type Segment, type SnapshotPlan } from './plan.js';
-export { formatItem, formatItems, itemHeader, itemBody, toolInputText } from './text.js';
+export {
+  formatItem,
+  formatItems,
+  itemHeader,
+  itemBody,
+  toolInputText,
+  type TextOptions,
+  type ToolInputFormat,
+} from './text.js';
 export {
   snapshot,
   applySnapshot,

@@ -202,8 +202,29 @@ export function itemHeader(item: Item): string {
   }
 }
 
+/**
+ * How a tool call's input is written: `fields` (`toolInputText`, the default) or `json` (one line of
+ * canonical JSON, the format before fields; kept so that compaction records written then replay the
+ * same page bytes).
+ */
+export type ToolInputFormat = 'fields' | 'json';
+
+/** Options of the transcript text. */
+export interface TextOptions {
+  toolInput?: ToolInputFormat;
+}
+
+/** The tool input as canonical JSON (the `json` format); a value JSON cannot hold as JSON.stringify does. */
+function inputJson(value: unknown): string {
+  try {
+    return canonicalJson(value ?? null);
+  } catch {
+    return JSON.stringify(value) ?? 'null';
+  }
+}
+
 /** The body of one item, as the reader needs it. */
-export function itemBody(item: Item): string {
+export function itemBody(item: Item, options: TextOptions = {}): string {
   switch (item.kind) {
     case 'message':
     case 'context':
@@ -213,7 +234,7 @@ export function itemBody(item: Item): string {
     case 'reasoning':
       return item.text || '(reasoning not shown)';
     case 'tool_call':
-      return toolInputText(item.input);
+      return options.toolInput === 'json' ? inputJson(item.input) : toolInputText(item.input);
     case 'tool_result': {
       const parts: string[] = [];
       for (const p of item.content) {
@@ -231,13 +252,13 @@ export function itemBody(item: Item): string {
 }
 
 /** One item as transcript text (header, newline, body). */
-export function formatItem(item: Item): string {
-  return `${itemHeader(item)}\n${itemBody(item)}`;
+export function formatItem(item: Item, options: TextOptions = {}): string {
+  return `${itemHeader(item)}\n${itemBody(item, options)}`;
 }
 
 /** A stretch of items as one transcript text. Compaction items are bookkeeping and are skipped. */
-export function formatItems(items: readonly Item[]): string {
+export function formatItems(items: readonly Item[], options: TextOptions = {}): string {
   const parts: string[] = [];
-  for (const it of items) if (it.kind !== 'compaction') parts.push(formatItem(it));
+  for (const it of items) if (it.kind !== 'compaction') parts.push(formatItem(it, options));
   return parts.join('\n');
 }

@@ -10,7 +10,7 @@
  */
 import builtInJson from './legibility.json' with { type: 'json' };
 import { isObject } from './validate.js';
-import { parseVariant, variantId } from './variant.js';
+import { parseVariant, variantId } from '../render/variant.js';
 
 /** One measurement of one variant by one reader family. */
 export interface LegibilityMeasurement {

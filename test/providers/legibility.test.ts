@@ -65,9 +65,11 @@ describe('validateLegibility', () => {
       /cer\.claude\.extra: unknown field/,
     );
     expect(bad({ variants: [{ variant: '9x9', cer: {} }] })).toThrow(
-      /variants\[0\]\.variant: .*unknown font '9x9'/,
+      /variants\[0\]\.variant: .*unknown cell '9x9'/,
     );
-    expect(bad({ variants: [{ variant: '5x8+r1+c1', cer: {} }] })).toThrow(/variant/);
+    expect(bad({ variants: [{ variant: '5x8+r1+c1', cer: {} }] })).toThrow(
+      /expected the canonical id '5x8\+c1\+r1'/,
+    );
     expect(bad({ variants: [{ variant: '5x8+s1', cer: {} }] })).toThrow(/expected the canonical id '5x8'/);
     expect(bad({ variants: [ok.variants[0], ok.variants[0]] })).toThrow(
       /variants\[1\]\.variant: '5x8\+r1' appears twice/,
