@@ -11,6 +11,7 @@ export const GLYPH_HEX0: u32 = 2; // inverted '0'..'9','A'..'F' are 2..17
 export const GLYPH_U: u32 = 18;
 export const GLYPH_PLUS: u32 = 19;
 export const GLYPH_NEWLINE: u32 = 20; // the flow layout's newline mark
+export const GLYPH_SPACE: u32 = 21; // the flow layout's visible space (indentation, row ends)
 
 export let atlasLen: u32 = 0;
 export let cw: u32 = 0;
@@ -31,6 +32,14 @@ export let tablesEnd: usize = 0;
 export let asciiDirect: bool = false;
 /** True when the 4-px SIMD blitter applies (4x6 at scale 1). */
 export let quads: bool = false;
+/** The group blitter (blit.ts `blitGroups`) for other cells: `groupK` cells make `groupBytes` whole
+ *  bytes of a scanline; each table entry holds a glyph's rows at one position of a group, one lane of
+ *  `groupLane` bytes per row, `groupEntry` bytes per entry. groupK = 0 when the cell has no group path. */
+export let groupPtr: usize = 0;
+export let groupK: u32 = 0;
+export let groupLane: u32 = 0;
+export let groupBytes: u32 = 0;
+export let groupEntry: u32 = 0;
 
 export function setAtlasLength(len: u32): usize {
   atlasLen = 0;
@@ -50,7 +59,7 @@ export function buildTables(len: u32, s: u32): i32 {
   const glyphs = load<u32>(heapBase, 4);
   const ranges = load<u32>(heapBase, 8);
   if (w < 1 || w > 8 || h < 1 || h > 32) return -3;
-  if (glyphs < 21 || glyphs >= ESCAPE) return -4;
+  if (glyphs < 22 || glyphs >= ESCAPE) return -4;
   const glyphRows = rangesPtr + <usize>ranges * 12;
   if (<u64>12 + <u64>ranges * 12 + <u64>glyphs * h > <u64>len) return -5;
 
@@ -58,7 +67,28 @@ export function buildTables(len: u32, s: u32): i32 {
   rowsPtr = lutPtr + 0x20000;
   quadPtr = align16(rowsPtr + <usize>glyphs * h * 4);
   const useQuads = w * s == 4 && h == 6;
-  tablesEnd = align16(quadPtr + (useQuads ? <usize>glyphs * 64 : 0));
+  groupPtr = align16(quadPtr + (useQuads ? <usize>glyphs * 64 : 0));
+  // Group geometry: the fewest cells whose pixels end on a byte boundary, as many of them as fit a
+  // 4- or 8-byte lane (one lane store per pixel row and group, instead of a shift per cell and row).
+  const cw1 = w * s;
+  const k0 = 8 / gcd(cw1, 8);
+  const bits0 = k0 * cw1;
+  let gk: u32 = 0;
+  let lane: u32 = 0;
+  if (!useQuads && h <= 16) {
+    if (bits0 <= 32) {
+      lane = 4;
+      gk = k0 * (32 / bits0);
+    } else if (bits0 <= 64) {
+      lane = 8;
+      gk = k0 * (64 / bits0);
+    }
+    // blitGroups combines 2, 4 or 8 cells; other cells (e.g. 6 px at scale 4) take the shift path.
+    if (gk != 2 && gk != 4 && gk != 8) gk = 0;
+  }
+  const perVector = gk != 0 ? 16 / lane : 1;
+  const entry: u32 = gk != 0 ? ((h + perVector - 1) / perVector) << 4 : 0;
+  tablesEnd = align16(groupPtr + <usize>gk * glyphs * entry);
   if (!ensureMemory(tablesEnd)) return -6;
 
   // Code point → glyph for the BMP; astral code points binary-search the ranges (lookup()).
@@ -107,6 +137,32 @@ export function buildTables(len: u32, s: u32): i32 {
     }
   }
 
+  // Group entries: glyph g's row y placed at cell position p of a group (MSB first, 1 = white after
+  // inversion), as the group's bytes in memory order; lane bytes past the group are white, so that a
+  // group is the AND of its cells' entries and a lane store may spill white into the next group.
+  if (gk != 0) {
+    const gBytes = (gk * cw1) >> 3;
+    const groupBits = <u64>(gBytes << 3);
+    for (let p: u32 = 0; p < gk; p++) {
+      for (let g: u32 = 0; g < glyphs; g++) {
+        const e = groupPtr + <usize>(p * glyphs + g) * entry;
+        memory.fill(e, 0xff, entry);
+        for (let y: u32 = 0; y < h; y++) {
+          const row = <u64>load<u32>(rowsPtr + ((g * h + y) << 2));
+          const placed = row << (groupBits - <u64>((p + 1) * cw1));
+          const white = ~placed;
+          for (let b: u32 = 0; b < gBytes; b++) {
+            store<u8>(e + y * lane + b, <u8>(white >> (groupBits - <u64>((b + 1) << 3))));
+          }
+        }
+      }
+    }
+    groupBytes = gBytes;
+  }
+  groupK = gk;
+  groupLane = lane;
+  groupEntry = entry;
+
   let direct = true;
   for (let c: u32 = 0x21; c < 0x7f; c++) {
     if (<u32>load<u16>(lutPtr + (c << 1)) == ESCAPE) direct = false;
@@ -120,6 +176,15 @@ export function buildTables(len: u32, s: u32): i32 {
   glyphCount = glyphs;
   rangeCount = ranges;
   return <i32>glyphs;
+}
+
+function gcd(a: u32, b: u32): u32 {
+  while (b != 0) {
+    const t = a % b;
+    a = b;
+    b = t;
+  }
+  return a;
 }
 
 /** Glyph of a code point, or ESCAPE. */

@@ -1,5 +1,18 @@
 // Glyph rows → 1-bit PNG scanlines (docs/renderer.md §5): filter byte 0, pixels MSB first, 1 = white.
-import { cellW, ch, glyphCount, quadPtr, quads, rowsPtr, scale } from './atlas';
+import {
+  cellW,
+  ch,
+  glyphCount,
+  groupBytes,
+  groupEntry,
+  groupK,
+  groupLane,
+  groupPtr,
+  quadPtr,
+  quads,
+  rowsPtr,
+  scale,
+} from './atlas';
 
 export let pagePtr: usize = 0;
 /** Bytes per scanline: the filter byte plus ceil(W / 8). */
@@ -21,6 +34,7 @@ export function blitRow(ri: u32, m: u32): void {
   const top = pagePtr + <usize>(ri * rowH) * stride;
   let j0: u32 = 0;
   if (quads) j0 = blitQuads(top, m);
+  else if (groupK != 0) j0 = blitGroups(top, m);
   const w = cellW;
   const first = <usize>((j0 * w) >> 3); // j0 cells end on a byte boundary
   for (let y: u32 = 0; y < ch; y++) {
@@ -101,6 +115,75 @@ function blitQuads(top: usize, m: u32): u32 {
     v128.store32_lane(out + 5 * s, hi, 1);
     out += 4;
     j += 8;
+  }
+  return j;
+}
+
+/** Any other cell with a group table (atlas.ts): per group of groupK cells, each pixel row is the AND
+ *  of the cells' pre-placed entries, written with one lane store. Returns the cells drawn (a multiple
+ *  of groupK); blitRow draws the rest, the filter bytes, the right margin and the scaled copies. */
+function blitGroups(top: usize, m: u32): u32 {
+  const k = groupK;
+  const e = <usize>groupEntry;
+  const s = <usize>stride;
+  const rowStep = s * <usize>scale;
+  const glyphs = <usize>glyphCount;
+  const lane = groupLane;
+  // A lane store writes `lane` bytes from the group's first byte: stay inside the scanline's pixels.
+  const lastByte = s - 1;
+  let j: u32 = 0;
+  let at: usize = 0; // byte offset of the group in the scanline's pixels
+  while (j + k <= m && at + <usize>lane <= lastByte) {
+    const cells = cellPtr + ((<usize>j) << 1);
+    // Entry addresses of the group's cells, read once per group (k is 2, 4 or 8: atlas.ts).
+    const a0 = groupPtr + <usize>load<u16>(cells) * e;
+    const a1 = groupPtr + (glyphs + <usize>load<u16>(cells, 2)) * e;
+    let a2: usize = 0;
+    let a3: usize = 0;
+    let a4: usize = 0;
+    let a5: usize = 0;
+    let a6: usize = 0;
+    let a7: usize = 0;
+    if (k >= 4) {
+      a2 = groupPtr + (2 * glyphs + <usize>load<u16>(cells, 4)) * e;
+      a3 = groupPtr + (3 * glyphs + <usize>load<u16>(cells, 6)) * e;
+    }
+    if (k >= 8) {
+      a4 = groupPtr + (4 * glyphs + <usize>load<u16>(cells, 8)) * e;
+      a5 = groupPtr + (5 * glyphs + <usize>load<u16>(cells, 10)) * e;
+      a6 = groupPtr + (6 * glyphs + <usize>load<u16>(cells, 12)) * e;
+      a7 = groupPtr + (7 * glyphs + <usize>load<u16>(cells, 14)) * e;
+    }
+    let out = top + 1 + at;
+    for (let o: usize = 0; o < e; o += 16) {
+      let acc = v128.and(v128.load(a0 + o), v128.load(a1 + o));
+      if (k == 4) {
+        acc = v128.and(acc, v128.and(v128.load(a2 + o), v128.load(a3 + o)));
+      } else if (k == 8) {
+        acc = v128.and(
+          v128.and(acc, v128.and(v128.load(a2 + o), v128.load(a3 + o))),
+          v128.and(
+            v128.and(v128.load(a4 + o), v128.load(a5 + o)),
+            v128.and(v128.load(a6 + o), v128.load(a7 + o)),
+          ),
+        );
+      }
+      if (lane == 4) {
+        const y = o >> 2;
+        v128.store32_lane(out, acc, 0);
+        if (y + 1 < <usize>ch) v128.store32_lane(out + rowStep, acc, 1);
+        if (y + 2 < <usize>ch) v128.store32_lane(out + 2 * rowStep, acc, 2);
+        if (y + 3 < <usize>ch) v128.store32_lane(out + 3 * rowStep, acc, 3);
+        out += 4 * rowStep;
+      } else {
+        const y = o >> 3;
+        v128.store64_lane(out, acc, 0);
+        if (y + 1 < <usize>ch) v128.store64_lane(out + rowStep, acc, 1);
+        out += 2 * rowStep;
+      }
+    }
+    j += k;
+    at += <usize>groupBytes;
   }
   return j;
 }

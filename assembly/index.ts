@@ -2,7 +2,18 @@
 // Only numbers cross the boundary. The JS glue (src/render/wasm.ts) writes the atlas and the text
 // straight into memory and reads each page through a Uint8Array view (rebuilt after memory.grow).
 // Call order: atlasBuffer → loadAtlas (once per cell+scale) → prepare → begin → nextPage… (per render).
-import { buildTables, ch, cellW, GLYPH_MARK, GLYPH_NEWLINE, scale, setAtlasLength, tablesEnd } from './atlas';
+import {
+  buildTables,
+  ch,
+  cellW,
+  GLYPH_BLANK,
+  GLYPH_MARK,
+  GLYPH_NEWLINE,
+  GLYPH_SPACE,
+  scale,
+  setAtlasLength,
+  tablesEnd,
+} from './atlas';
 import { blitRow, cellPtr, clearFrom, pagePtr, setPage, stride } from './blit';
 import { align16, ensureMemory } from './memory';
 import { setTables, TABLE_BYTES, writePng } from './png';
@@ -21,6 +32,8 @@ let pngPtr: usize = 0;
 let flow: bool = false;
 /** Flow: a line ended with a newline whose mark is not drawn yet (it may open the next row or page). */
 let pendingNewline: bool = false;
+/** Flow: no visible cell since the last newline mark (or the text's start): blanks are indentation. */
+let indent: bool = true;
 
 /** JS, once per cell: reserves `length` bytes for the raw atlas and returns where to write them. */
 export function atlasBuffer(length: u32): usize {
@@ -77,6 +90,7 @@ export function begin(length: u32, wide: u32, layout: u32): i32 {
   totalChars = 0;
   flow = layout == 1;
   pendingNewline = false;
+  indent = true;
   done = false;
   return 0;
 }
@@ -150,10 +164,32 @@ function flowRows(out: usize): u32 {
       }
     }
     if (m == 0) break;
-    if (out != 0) blitRow(ri, m);
+    if (out != 0) {
+      markSpaces(out, m);
+      blitRow(ri, m);
+    }
     ri++;
   }
   return ri;
+}
+
+/** Flow (docs/renderer.md §4): blanks that are indentation, and the blank run that ends a full row,
+ *  are drawn as the visible space mark, so a reader can count them where no column lines them up. */
+function markSpaces(out: usize, m: u32): void {
+  for (let i: u32 = 0; i < m; i++) {
+    const p = out + ((<usize>i) << 1);
+    const g = <u32>load<u16>(p);
+    if (g == GLYPH_NEWLINE) indent = true;
+    else if (g != GLYPH_BLANK) indent = false;
+    else if (indent) store<u16>(p, <u16>GLYPH_SPACE);
+  }
+  if (m < cols) return;
+  for (let i = <i32>m - 1; i >= 0; i--) {
+    const p = out + ((<usize>i) << 1);
+    const g = <u32>load<u16>(p);
+    if (g != GLYPH_BLANK && g != GLYPH_SPACE) break;
+    store<u16>(p, <u16>GLYPH_SPACE);
+  }
 }
 
 /** JS, once per render: where the page scanlines are, and how many bytes (H × stride). */

@@ -11,7 +11,7 @@ import { existsSync } from 'node:fs';
 import { constants, deflateSync } from 'node:zlib';
 import { encode as fastPngEncode } from 'fast-png';
 import { Bench } from 'tinybench';
-import { render } from '../src/render/index.js';
+import { parseVariant, render } from '../src/render/index.js';
 import { assemblePng, encodePng, encodePngSync, loadFflate } from '../src/render/png.js';
 import { renderScanlines } from '../src/render/reference.js';
 import { loadWasmCore, type CoreDeflate, type WasmCore } from '../src/render/wasm.js';
@@ -140,6 +140,47 @@ const renderSuite: BenchSuite = {
       row('render', 'ts', text.length, pages, t.ts!),
       ratio('render', 'wasm/ts', t.wasm!, t.ts!),
     ];
+  },
+};
+
+/**
+ * The same side-by-side measurement for page variants other than 4x6 (docs/renderer.md §2, §4): the
+ * 4x6 SIMD blitter does not apply to them, so their core path is the general one. Same text, pages of
+ * the same size, one tinybench run for all rows.
+ */
+const VARIANTS = ['6x10', '6x10+flow', '5x8+r1+flow', '6x10+r1+flow'];
+
+const variantsSuite: BenchSuite = {
+  name: 'variants',
+  async run(ctx) {
+    const text = textFor(ctx);
+    const core = await loadWasmCore();
+    const tasks: Record<string, () => unknown> = {};
+    const pagesOf: Record<string, number> = {};
+    for (const variant of VARIANTS) {
+      const v = parseVariant(variant);
+      const options = { width: WIDTH, height: HEIGHT, ...v };
+      const wasm = (): number => {
+        let pages = 0;
+        for (const _ of core.pages(text, options)) pages++;
+        return pages;
+      };
+      const ts = (): number => {
+        let pages = 0;
+        for (const _ of renderScanlines(text, { shape: { width: WIDTH, height: HEIGHT }, variant })) pages++;
+        return pages;
+      };
+      pagesOf[variant] = wasm();
+      if (ts() !== pagesOf[variant]) throw new Error(`variants: wasm and ts disagree on ${variant}`);
+      tasks[`wasm ${variant}`] = wasm;
+      tasks[`ts ${variant}`] = ts;
+    }
+    const t = await measure(ctx, tasks);
+    return VARIANTS.flatMap((variant) => [
+      { ...row('variants', 'wasm', text.length, pagesOf[variant]!, t[`wasm ${variant}`]!), cell: variant },
+      { ...row('variants', 'ts', text.length, pagesOf[variant]!, t[`ts ${variant}`]!), cell: variant },
+      { ...ratio('variants', 'wasm/ts', t[`wasm ${variant}`]!, t[`ts ${variant}`]!), cell: variant },
+    ]);
   },
 };
 
@@ -432,6 +473,7 @@ const competitorSuite: BenchSuite = {
 
 export const RENDER_SUITES: readonly BenchSuite[] = [
   renderSuite,
+  variantsSuite,
   encodeSuite,
   pipelineSuite,
   coldstartSuite,

@@ -17,35 +17,18 @@ export const GLYPH_U = 18;
 export const GLYPH_PLUS = 19;
 /** Glyph 20: the newline mark of the flow layout (the font's own pilcrow, ¶). */
 export const GLYPH_NEWLINE = 20;
+/** Glyph 21: the visible space of the flow layout (the font's own middle dot, ·). */
+export const GLYPH_SPACE = 21;
 /** The first glyph a code point other than space can map to. */
-export const FIRST_DRAWABLE = 21;
+export const FIRST_DRAWABLE = 22;
 /** The code point whose bitmap is the newline mark; in text it is escaped (`U+00B6`). */
 export const NEWLINE_MARK_CODE_POINT = 0xb6;
+/** The code point whose bitmap is the visible space mark; in text it is escaped (`U+00B7`). */
+export const SPACE_MARK_CODE_POINT = 0xb7;
 
 const ESCAPE_CHARS = '0123456789ABCDEFU+';
 const HEADER_BYTES = 12;
 const RANGE_BYTES = 12;
-
-/**
- * The continuation mark per cell size, as pixel art (`#` = ink). A ↵-like hook in the last column, so
- * a reader sees "this row goes on"; the build checks it differs from every glyph of the font.
- */
-export const CONTINUATION_MARKS: Readonly<Record<string, readonly string[]>> = {
-  '4x6': ['....', '...#', '...#', '.#.#', '####', '.#..'],
-  '5x8': ['.....', '....#', '....#', '....#', '.#..#', '#####', '.#...', '.....'],
-  '6x10': [
-    '......',
-    '.....#',
-    '.....#',
-    '.....#',
-    '.....#',
-    '..#..#',
-    '.#...#',
-    '######',
-    '.#....',
-    '..#...',
-  ],
-};
 
 /**
  * When two code points share a bitmap only one can keep it (the other is escaped). These blocks, in
@@ -101,14 +84,36 @@ function parseArt(art: readonly string[], width: number, height: number): number
   return art.map((row) => [...row].reduce((bits, ch) => (bits << 1) | (ch === '#' ? 1 : 0), 0));
 }
 
+/** A pilcrow for fonts without one: a filled bowl on the left of two stems, cap height to baseline. */
+function pilcrowArt(cw: number, ch: number): number[] {
+  const top = 1;
+  const base = ch - 2;
+  const rows = new Array<number>(ch).fill(0);
+  const stemA = 1 << 1; // column cw − 2
+  const stemB = cw >= 5 ? 1 << 3 : 0; // column cw − 4
+  for (let r = top; r <= base; r++) rows[r] = stemA | stemB;
+  const bowl = ((1 << (cw - 1)) - 1) & ~1; // columns 1 … cw − 2
+  rows[top] = bowl | stemA;
+  for (let r = top + 1; r < top + Math.ceil((base - top) / 2); r++) rows[r] = rows[r]! | bowl;
+  return rows;
+}
+
+/** A middle dot for fonts without one: a 1-px dot (2 px from 6 px wide) centred at half the x-height. */
+function middleDotArt(cw: number, ch: number): number[] {
+  const rows = new Array<number>(ch).fill(0);
+  const x = Math.floor((cw - 1) / 2);
+  rows[Math.floor((ch - 1) / 2)] = (cw >= 6 ? 3 : 1) << (cw - 1 - x - (cw >= 6 ? 1 : 0));
+  return rows;
+}
+
 /** True for the code points §3 always escapes: C0 controls (except `\n`) and DEL + C1 controls. */
 export function isControl(codePoint: number): boolean {
   return codePoint < 0x20 || (codePoint >= 0x7f && codePoint <= 0x9f);
 }
 
 /**
- * Builds the binary atlas of a font (docs/renderer.md §6). Glyphs 0–20 are reserved (blank, `mark`,
- * the inverted escape characters, the newline mark). Then every code point, in atlas order ({@link PREFERRED_BLOCKS}
+ * Builds the binary atlas of a font (docs/renderer.md §6). Glyphs 0–21 are reserved (blank, `mark`,
+ * the inverted escape characters, the newline and space marks). Then every code point, in atlas order ({@link PREFERRED_BLOCKS}
  * first, then ascending), gets the next glyph if it is drawable: not a control, not a surrogate, and
  * its bitmap differs from every glyph already placed (so of two identical glyphs the first in atlas
  * order keeps it and the other is escaped, and decoding is never ambiguous). Space maps to glyph 0.
@@ -150,9 +155,14 @@ export function buildAtlas(font: BdfFont, markArt: readonly string[]): Uint8Arra
 
   // The newline mark borrows the font's pilcrow, which readers know as "end of line"; the pilcrow
   // itself is then escaped like any code point whose bitmap is taken (atlas order, below).
+  const usable = (rows: number[] | undefined): rows is number[] =>
+    rows !== undefined && rows.some((r) => r !== 0) && !seen.has(key(rows));
   const pilcrow = byCodePoint.get(NEWLINE_MARK_CODE_POINT);
-  if (!pilcrow) throw new Error("font lacks '¶' (U+00B6), drawn as the newline mark");
-  place(pilcrow, 'the newline mark');
+  place(usable(pilcrow) ? pilcrow : pilcrowArt(cw, ch), 'the newline mark');
+  // The visible space (indentation and row ends in flow pages) borrows the font's middle dot, the
+  // "show whitespace" sign of editors; a literal · is then escaped. Fonts without one get a drawn one.
+  const dot = byCodePoint.get(SPACE_MARK_CODE_POINT);
+  place(usable(dot) ? dot : middleDotArt(cw, ch), 'the space mark');
 
   const space = byCodePoint.get(0x20);
   if (!space || space.some((r) => r !== 0)) throw new Error('font space (U+0020) is not blank');

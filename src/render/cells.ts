@@ -1,12 +1,12 @@
-/** The bitmap cells glyphfold ships (X11 misc-fixed, see fonts/README.md) and their pixel sizes. */
+/**
+ * The bitmap fonts glyphfold ships and their cell sizes in pixels. The table is data (fonts/fonts.json,
+ * provenance in fonts/README.md); `npm run build:fonts` generates the `CellName` union from it.
+ */
+import { CELL_SIZES, type CellName } from './generated/cells.js';
 
-export type CellName = '4x6' | '5x8' | '6x10';
+export type { CellName };
 
-export const CELLS: Readonly<Record<CellName, { width: number; height: number }>> = {
-  '4x6': { width: 4, height: 6 },
-  '5x8': { width: 5, height: 8 },
-  '6x10': { width: 6, height: 10 },
-};
+export const CELLS: Readonly<Record<CellName, { width: number; height: number }>> = CELL_SIZES;
 
 export const CELL_NAMES = Object.keys(CELLS) as CellName[];
 

@@ -9,6 +9,7 @@ import {
   GLYPH_MARK,
   GLYPH_NEWLINE,
   GLYPH_PLUS,
+  GLYPH_SPACE,
   GLYPH_U,
   type Atlas,
 } from './atlas.js';
@@ -293,6 +294,15 @@ export function decode(pngs: readonly Uint8Array[], options: DecodeOptions = {})
           throw new RangeError(
             `${label}, row ${row + 1}, column ${col + 1}: continuation mark ${flow ? 'in a flow page' : 'before the last column'}`,
           );
+        }
+        if (glyph === GLYPH_SPACE) {
+          if (!flow) {
+            throw new RangeError(
+              `${label}, row ${row + 1}, column ${col + 1}: space mark in a lines page (decode it as layout 'flow')`,
+            );
+          }
+          text += ' ';
+          continue;
         }
         if (glyph === GLYPH_NEWLINE) {
           if (!flow) {

@@ -11,6 +11,7 @@ import {
   GLYPH_MARK,
   GLYPH_NEWLINE,
   GLYPH_PLUS,
+  GLYPH_SPACE,
   GLYPH_U,
   glyphOf,
   type Atlas,
@@ -105,6 +106,8 @@ class Layout {
   private readonly starts: Uint8Array; // 1 = first cell of a code point, 2 = first cell of an escape
   private n = 0;
   private readonly flow: boolean;
+  /** Flow: no visible cell since the last newline mark or the text's start (blanks are indentation). */
+  private indent = true;
   // Per page.
   rowsOnPage = 0;
   chars = 0;
@@ -132,8 +135,27 @@ class Layout {
     }
     this.chars += chars;
     this.escapes += escapes;
+    if (this.flow && this.drawRow) this.markSpaces(count);
     this.drawRow?.(this.cells, count, this.rowsOnPage);
     this.rowsOnPage++;
+  }
+
+  /**
+   * Flow (§4): blanks that are indentation, and the blank run ending a full row, are drawn as the
+   * visible space mark, so a reader can count them where no column lines them up.
+   */
+  private markSpaces(count: number): void {
+    const cells = this.cells;
+    for (let i = 0; i < count; i++) {
+      const g = cells[i]!;
+      if (g === GLYPH_NEWLINE) this.indent = true;
+      else if (g !== GLYPH_BLANK) this.indent = false;
+      else if (this.indent) cells[i] = GLYPH_SPACE;
+    }
+    if (count < this.g.cols) return;
+    for (let i = count - 1; i >= 0 && (cells[i] === GLYPH_BLANK || cells[i] === GLYPH_SPACE); i--) {
+      cells[i] = GLYPH_SPACE;
+    }
   }
 
   /** Adds one cell to the row; wraps first when the row is full (§4: more than `cols` cells remain). */

@@ -108,7 +108,7 @@ function wasmBytes(): Uint8Array<ArrayBuffer> {
 
 /** Compiles the embedded module once per process and returns a fresh core over a new instance. */
 export async function loadWasmCore(): Promise<WasmCore> {
-  // Node compiles a module this small (7 KB) synchronously in about half the time of the async path,
+  // Node compiles a module this small (8 KB) synchronously in about half the time of the async path,
   // which waits on background threads (measured: 3–4 ms vs 7–8 ms of a cold start). Browsers limit
   // synchronous compiles on the main thread, so everywhere else the async path stays.
   if (compiled === undefined && isNode()) compiled = Promise.resolve(new wasmApi.Module(wasmBytes()));

@@ -209,7 +209,7 @@ describe('render', () => {
     );
     await expect(render('x', { shape: { width: 1.5, height: 60 } })).rejects.toThrow(/found 1.5/);
     await expect(render('x', { shape, cell: '7x7' as '4x6' })).rejects.toThrow(
-      /unknown cell '7x7': expected one of 4x6, 5x8, 6x10/,
+      /unknown cell '7x7': expected one of 4x6, 5x7, 5x8, 6x9, 6x10, 6x12, 6x13, spleen-5x8, .*, gf-6x10/,
     );
     await expect(render('x', { shape, scale: 5 })).rejects.toThrow(
       /scale must be an integer from 1 to 4, found 5/,

@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { atlasFor } from '../../src/render/atlases.js';
-import { GLYPH_NEWLINE, NEWLINE_MARK_CODE_POINT } from '../../src/render/atlas.js';
+import { GLYPH_NEWLINE, GLYPH_SPACE, NEWLINE_MARK_CODE_POINT } from '../../src/render/atlas.js';
 import { decode } from '../../src/render/decode.js';
 import {
   countPages,
@@ -19,7 +19,17 @@ import {
 import { renderScanlines } from '../../src/render/reference.js';
 import { loadWasmCore, type WasmCore } from '../../src/render/wasm.js';
 
-const VARIANTS = ['4x6+flow', '5x8+c1+r1', '6x10+r1+flow', '4x6+c2+r3+s2', '6x10+c2+flow', '4x6+r1+s3+flow'];
+const VARIANTS = [
+  '4x6+flow',
+  '5x8+c1+r1',
+  '5x8+r1+flow',
+  '6x10+c1',
+  '6x10+r1+flow',
+  '4x6+c2+r3+s2',
+  '6x10+c2+flow',
+  '4x6+r1+s3+flow',
+  '5x8+s2',
+];
 
 const piece = fc.oneof(
   { weight: 4, arbitrary: fc.string({ unit: 'grapheme-ascii', maxLength: 14 }) },
@@ -122,7 +132,7 @@ describe('flow layout', () => {
         pages.map((p) => p.png),
         { variant: '4x6' },
       ),
-    ).toThrow(/newline mark in a lines page/);
+    ).toThrow(/(space|newline) mark in a lines page/);
   });
 });
 
@@ -163,4 +173,53 @@ describe('both engines agree and decoding is lossless for every variant', () => 
       );
     });
   }
+});
+
+describe('visible spaces in flow', () => {
+  /** Glyph index of every cell of the first rows of a 4x6 flow page. */
+  const cellsOf = (text: string, cols: number): number[][] => {
+    const atlas = atlasFor('4x6');
+    const [page] = renderScanlines(text, { shape: { width: cols * 4, height: 24 }, variant: '4x6+flow' });
+    const out: number[][] = [];
+    for (let row = 0; row < 4; row++) {
+      const cells: number[] = [];
+      for (let col = 0; col < cols; col++) {
+        const rows: number[] = [];
+        for (let r = 0; r < 6; r++) {
+          let v = 0;
+          for (let b = 0; b < 4; b++) {
+            const x = col * 4 + b;
+            const y = row * 6 + r;
+            v = (v << 1) | (1 - ((page!.scanlines[y * page!.stride + 1 + (x >> 3)]! >> (7 - (x & 7))) & 1));
+          }
+          rows.push(v << 4);
+        }
+        let found = -1;
+        for (let g = 0; g < atlas.glyphCount && found < 0; g++) {
+          if (rows.every((v, r) => atlas.glyphs[g * 6 + r] === v)) found = g;
+        }
+        cells.push(found);
+      }
+      out.push(cells);
+    }
+    return out;
+  };
+  const a = (c: string): number => atlasFor('4x6').bmp[c.charCodeAt(0)]!;
+
+  it('marks indentation and the blank run that ends a full row, nothing else', () => {
+    // 'ab cd' / '  ef' on 3 columns: ab· / cd¶ / ··e / f
+    expect(cellsOf('ab cd\n  ef', 3)).toEqual([
+      [a('a'), a('b'), GLYPH_SPACE],
+      [a('c'), a('d'), GLYPH_NEWLINE],
+      [GLYPH_SPACE, GLYPH_SPACE, a('e')],
+      [a('f'), 0, 0],
+    ]);
+    // Inner spaces that do not end a row stay blank; so does the space after a visible cell.
+    expect(cellsOf('a b  c', 8)[0]).toEqual([a('a'), 0, a('b'), 0, 0, a('c'), 0, 0]);
+    // Indentation at the very start of the text, and across a row break.
+    expect(cellsOf('    x', 3).slice(0, 2)).toEqual([
+      [GLYPH_SPACE, GLYPH_SPACE, GLYPH_SPACE],
+      [GLYPH_SPACE, a('x'), 0],
+    ]);
+  });
 });

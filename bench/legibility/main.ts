@@ -1,0 +1,123 @@
+/**
+ * `npm run legibility -- <command>`:
+ *   kit --variants 4x6,6x10,… --readers 6 --seed 1 --out DIR
+ *   score DIR --reader-model ID --how TEXT --date ISO --out FILE.json
+ *   rescore FILE.json [--out FILE.json]
+ *   report [--json] [--dir DIR]
+ * See bench/legibility/README.md.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { parseArgs } from 'node:util';
+import { makeKit } from './kit.js';
+import { markdown, report, RESULTS_DIR } from './report.js';
+import { rescore, scoreKit, type Results } from './score.js';
+
+const USAGE = `usage: npm run legibility -- kit --variants A,B,… --readers N --seed S --out DIR
+       npm run legibility -- score DIR --reader-model ID --how TEXT --date ISO --out FILE.json
+       npm run legibility -- rescore FILE.json [--out FILE.json]
+       npm run legibility -- report [--json] [--dir DIR]`;
+
+function fail(message: string): never {
+  process.stderr.write(`legibility: ${message}\n${USAGE}\n`);
+  process.exit(2);
+}
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    variants: { type: 'string' },
+    readers: { type: 'string' },
+    seed: { type: 'string' },
+    out: { type: 'string' },
+    'reader-model': { type: 'string' },
+    how: { type: 'string' },
+    date: { type: 'string' },
+    json: { type: 'boolean', default: false },
+    dir: { type: 'string' },
+  },
+});
+
+const int = (name: string, raw: string | undefined, fallback?: number): number => {
+  if (raw === undefined) {
+    if (fallback === undefined) fail(`--${name} is required`);
+    return fallback;
+  }
+  const n = Number(raw);
+  if (!Number.isInteger(n)) fail(`--${name}: expected an integer, found '${raw}'`);
+  return n;
+};
+
+const write = (file: string, data: unknown) => {
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, JSON.stringify(data, null, 2) + '\n');
+};
+
+const summary = (r: Results) =>
+  Object.entries(r.aggregates.byVariant)
+    .map(
+      ([v, a]) =>
+        `${v}: CER ${(a.cer * 100).toFixed(2)}% over ${a.chars} chars, needles ${a.needles.all.found}/${a.needles.all.total}`,
+    )
+    .join('\n');
+
+const [command, ...rest] = positionals;
+try {
+  switch (command) {
+    case 'kit': {
+      if (!values.variants) fail('kit: --variants is required (e.g. 4x6,5x8,6x10)');
+      if (!values.out) fail('kit: --out DIR is required');
+      const key = await makeKit({
+        variants: values.variants
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean),
+        readers: int('readers', values.readers),
+        seed: int('seed', values.seed, 1),
+        out: values.out,
+      });
+      const split = key.images.filter((i) => i.parts.length > 1).length;
+      process.stdout.write(
+        `kit: ${key.texts.length} texts × ${key.variants.length} variants, ${key.readers} readers, ${key.images.length} images` +
+          `${split ? ` (${split} split into parts)` : ''} → ${values.out}\n`,
+      );
+      break;
+    }
+    case 'score': {
+      const dir = rest[0] ?? fail('score: the kit directory is required');
+      const model = values['reader-model'] ?? fail('score: --reader-model is required');
+      const how = values.how ?? fail('score: --how is required (how the reader saw the images)');
+      const date = values.date ?? new Date().toISOString();
+      if (Number.isNaN(Date.parse(date))) fail(`score: --date: expected an ISO date, found '${date}'`);
+      const out = values.out ?? fail('score: --out FILE.json is required (e.g. bench/legibility/results/…)');
+      const results = scoreKit(dir, { model, how, date });
+      write(out, results);
+      process.stdout.write(`${summary(results)}\n→ ${out}\n`);
+      break;
+    }
+    case 'rescore': {
+      const file = rest[0] ?? fail('rescore: the results file is required');
+      const before = JSON.parse(readFileSync(file, 'utf8')) as Results;
+      const after = rescore(before);
+      const same =
+        JSON.stringify(after.images.map((i) => i.score)) ===
+        JSON.stringify(before.images.map((i) => i.score));
+      process.stdout.write(
+        `${summary(after)}\nstored scores ${same ? 'match' : 'DIFFER from'} the re-scored ones\n`,
+      );
+      if (values.out) write(values.out, after);
+      break;
+    }
+    case 'report': {
+      const rows = report(values.dir ?? RESULTS_DIR);
+      if (values.json) process.stdout.write(JSON.stringify(rows, null, 2) + '\n');
+      else process.stdout.write(rows.length ? markdown(rows) + '\n' : 'report: no results files yet\n');
+      break;
+    }
+    default:
+      fail(command ? `unknown command '${command}'` : 'a command is required');
+  }
+} catch (err) {
+  process.stderr.write(`legibility: ${(err as Error).message}\n`);
+  process.exit(1);
+}

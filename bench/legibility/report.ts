@@ -1,0 +1,146 @@
+/**
+ * The report: every results file under bench/legibility/results/ aggregated per variant, with the
+ * price of each variant in image tokens per 1,000 characters of real agent text. The price is
+ * measured by laying out the middle third of examples/session.claude.jsonl, formatted as the snapshot
+ * rung formats it (`formatItems`), at the variant's columns, cut into pages of at most
+ * MAX_PAGE_HEIGHT pixels (the last page as tall as its rows).
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { formatItems } from '../../src/compaction/text.js';
+import { normalize } from '../../src/render/index.js';
+import { importTranscript } from '../../src/transcript/import/index.js';
+import { CONTENT_KINDS, NEEDLE_KINDS } from './generate.js';
+import { aggregate, RESULTS_FORMAT, type Aggregate, type Results } from './score.js';
+import { MAX_PAGE_HEIGHT, resolveVariant, variantRows } from './variant.js';
+
+export const RESULTS_DIR = join(import.meta.dirname, 'results');
+const SESSION = join(import.meta.dirname, '../../examples/session.claude.jsonl');
+
+/** Claude: 28-px patches, one token each. */
+export const claudeTokens = (w: number, h: number): number => Math.ceil(w / 28) * Math.ceil(h / 28);
+/** OpenAI gpt-5.x at `high`: 32-px patches × 1.2. */
+export const openaiTokens = (w: number, h: number): number =>
+  Math.ceil(Math.ceil(w / 32) * Math.ceil(h / 32) * 1.2 - 1e-9);
+
+/** The real text the price is measured on: the middle third of the example session's items. */
+export function realText(): string {
+  const { items } = importTranscript(readFileSync(SESSION, 'utf8'));
+  const third = Math.floor(items.length / 3);
+  return normalize(formatItems(items.slice(third, items.length - third)));
+}
+
+export interface Price {
+  cols: number;
+  pages: number;
+  chars: number;
+  claudePer1k: number;
+  openaiPer1k: number;
+  /** Page fill: characters per cell of the rows used (an escape takes several cells). */
+  fill: number;
+}
+
+/** Image tokens per 1,000 characters of `text` laid out in `variantId`. */
+export function price(variantId: string, text: string): Price {
+  const v = resolveVariant(variantId);
+  const rows = variantRows(text, v);
+  const pageRows = Math.floor(MAX_PAGE_HEIGHT / v.pitch.height);
+  const width = v.cols * v.pitch.width;
+  let claude = 0;
+  let openai = 0;
+  let pages = 0;
+  for (let left = rows; left > 0; left -= pageRows) {
+    const h = Math.min(left, pageRows) * v.pitch.height;
+    claude += claudeTokens(width, h);
+    openai += openaiTokens(width, h);
+    pages++;
+  }
+  const chars = [...text].length;
+  return {
+    cols: v.cols,
+    pages,
+    chars,
+    claudePer1k: (claude / chars) * 1000,
+    openaiPer1k: (openai / chars) * 1000,
+    fill: chars / (rows * v.cols),
+  };
+}
+
+export interface ReportRow {
+  variant: string;
+  readers: number;
+  files: string[];
+  aggregate: Aggregate;
+  price: Price;
+}
+
+/** Reads every results file in `dir` and aggregates per variant. */
+export function report(dir = RESULTS_DIR): ReportRow[] {
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort();
+  const per = new Map<
+    string,
+    { readers: Set<string>; files: Set<string>; scores: Results['images'][number]['score'][] }
+  >();
+  for (const f of files) {
+    const r = JSON.parse(readFileSync(join(dir, f), 'utf8')) as Results;
+    if (r.format !== RESULTS_FORMAT)
+      throw new Error(`report: ${f}: format expected '${RESULTS_FORMAT}', found '${String(r.format)}'`);
+    for (const im of r.images) {
+      const e = per.get(im.variant) ?? { readers: new Set(), files: new Set(), scores: [] };
+      // A reader counts where they answered; unanswered images still count as 100% error.
+      if (!im.score.missing) e.readers.add(`${f}#${im.reader}`);
+      e.files.add(f);
+      e.scores.push(im.score);
+      per.set(im.variant, e);
+    }
+  }
+  const text = per.size > 0 ? realText() : '';
+  return [...per].map(([variant, e]) => ({
+    variant,
+    readers: e.readers.size,
+    files: [...e.files],
+    aggregate: aggregate(e.scores),
+    price: price(variant, text),
+  }));
+}
+
+const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+
+/** The markdown table of `rows`. */
+export function markdown(rows: readonly ReportRow[]): string {
+  const head = [
+    'variant',
+    'readers',
+    'chars read',
+    'CER all',
+    ...CONTENT_KINDS,
+    'exact lines',
+    'needles',
+    ...NEEDLE_KINDS.map((k) => `needle ${k}`),
+    'Claude tok/1k chars',
+    'gpt-5.x high tok/1k chars',
+    'page fill',
+  ];
+  const lines = [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`];
+  for (const r of rows) {
+    const a = r.aggregate;
+    lines.push(
+      `| ${[
+        r.variant,
+        r.readers,
+        a.chars,
+        pct(a.cer),
+        ...CONTENT_KINDS.map((k) => pct(a.byKind[k].cer)),
+        pct(a.lines.rate),
+        `${a.needles.all.found}/${a.needles.all.total}`,
+        ...NEEDLE_KINDS.map((k) => pct(a.needles[k].recall)),
+        r.price.claudePer1k.toFixed(1),
+        r.price.openaiPer1k.toFixed(1),
+        pct(r.price.fill),
+      ].join(' | ')} |`,
+    );
+  }
+  return lines.join('\n');
+}
