@@ -134,10 +134,10 @@ export function setupCompaction(options: CompactionOptions): CompactionSetup {
   const request: WireRequest = { model: options.model, ...options.request, profile };
   let page: PageSpec | undefined;
   let pages: PageCandidate[] | undefined;
-  let legibility: PageLegibility | undefined;
-  if (profile.vision) {
+  // Bad legibility options (a table, a floor, a variant) are the caller's error: thrown, not noted.
+  const legibility = profile.vision ? pageLegibility(profile, options) : undefined;
+  if (legibility) {
     try {
-      legibility = pageLegibility(profile, options);
       const imagesInRequest = Math.min(profile.images.maxPerRequest, 50);
       // The most legible variant sizes its page first and sets the detail level; the other variants
       // are sized at that level (a request has one), and a variant no page fits is left out.

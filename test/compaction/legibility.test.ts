@@ -137,12 +137,16 @@ describe('the page variant, chosen by legibility', () => {
     const g = pageLegibility(resolveProfile('gpt-5.4').profile, { model: 'gpt-5.4', legibility });
     expect([...g.expected.keys()]).toEqual(['6x10']);
     expect(g.fallback).toBeUndefined();
-    expect(() =>
-      setupCompaction({ model: 'gpt-5.4', legibility: { variants: [{ variant: 'x' }] } }),
-    ).not.toThrow();
-    expect(
-      setupCompaction({ model: 'gpt-5.4', legibility: { variants: [{ variant: 'x' }] } }).notes.join('\n'),
-    ).toMatch(/no snapshot page for gpt-5-4: options\.legibility\.variants\[0\]/);
+    // Bad options are the caller's error, named: a table, a floor, a variant.
+    expect(() => setupCompaction({ model: 'gpt-5.4', legibility: { variants: [{ variant: 'x' }] } })).toThrow(
+      /options\.legibility\.variants\[0\]\.variant: unknown cell 'x'/,
+    );
+    expect(() => setupCompaction({ model: 'gpt-5.4', snapshot: { maxCer: 1.5 } })).toThrow(
+      /maxCer must be a rate from 0 to 1/,
+    );
+    expect(() => setupCompaction({ model: 'gpt-5.4', variant: '6x10+z' })).toThrow(/unknown modifier 'z'/);
+    // A model without vision needs none of it.
+    expect(setupCompaction({ model: 'o3-mini', snapshot: { maxCer: 0.02 } }).page).toBeUndefined();
   });
 
   it('reports a forced variant with its measured CER, or as unmeasured', async () => {
