@@ -39,7 +39,13 @@ export {
   applySnapshot,
   renderPages,
   rowsUpperBound,
+  pageRows,
+  pageVariant,
+  readingHint,
+  snapshotHeader,
+  SNAPSHOT_TEXT,
   type PageSpec,
+  type SnapshotRenderOptions,
   type SnapshotRenderer,
   type SnapshotLimits,
   type SnapshotOptions,
@@ -47,7 +53,14 @@ export {
   type SnapshotResult,
   type RenderedRun,
 } from './snapshot.js';
-export { choosePage, type PageCandidate } from './page-width.js';
+export {
+  choosePage,
+  candidateTokens,
+  lineHistogram,
+  totalRows,
+  type LineHistogram,
+  type PageCandidate,
+} from './page-width.js';
 export {
   summarize,
   summarySource,
@@ -68,7 +81,13 @@ export {
   type Economics,
   type Decision,
 } from './economics.js';
-export { formatReport, type CompactionReport, type SnapshotFigures } from './report.js';
+export {
+  formatReport,
+  describeLegibility,
+  type CompactionReport,
+  type SnapshotFigures,
+  type SnapshotLegibility,
+} from './report.js';
 export { lastGroup, rebuildRequest, stickyIds, type CompactionRecord } from './record.js';
 export { climb, type LadderOptions, type LadderResult } from './ladder.js';
 export { itemEstimator, textEstimator } from './estimate.js';
@@ -77,6 +96,9 @@ export {
   prepareRequest,
   sendWithCompaction,
   pageCandidates,
+  pageLegibility,
+  legibilityTable,
+  expectedLegibility,
   RENDERER,
   DEFAULT_WIRE,
   MIN_COLS,
@@ -86,6 +108,7 @@ export {
   CompactionOverflowError,
   type CompactionOptions,
   type CompactionSetup,
+  type PageLegibility,
   type PreparedRequest,
   type SendResult,
 } from './policy.js';
