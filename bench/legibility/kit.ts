@@ -60,6 +60,8 @@ extension \`.txt\` (\`q7f3k2.png\` → \`q7f3k2.txt\`).
 - Do not guess from language, context or what looks likely, and do not fix apparent typos: the texts
   are made of invented words, names and numbers on purpose. Write what the pixels show.
 - Use no tool that reads the text for you (no OCR); view the images at their native size or zoomed.
+- Accuracy matters, speed does not: take the time to read every character. Every text is different:
+  never copy a line, a layout or a value from one image into another. What you cannot read is \`?\`.
 
 ## Notation
 
@@ -67,8 +69,9 @@ extension \`.txt\` (\`q7f3k2.png\` → \`q7f3k2.txt\`).
   two rows into one line and do not write the mark.
 - In some images a small pilcrow mark (¶) inside a row means a line break: write a newline, not
   the mark. In those images every row holds the same number of character cells and the end of a
-  row is not a line break: the text simply continues on the next row, and blank space at the right
-  end of a row (or the left start of the next) is spaces that belong to the text.
+  row is not a line break: the text simply continues on the next row (a word may be split across
+  the row end: join it). In those images a small centred dot (·) stands for one space: it marks the
+  spaces that indent a line and the spaces at the right end of a row. Write a space for each dot.
 - Inverted (white-on-black) runs \`U+XXXX\` stand for one character by its code point: write that
   character, or the \`U+XXXX\` text itself if you are unsure which character it is.
 ${
@@ -85,6 +88,14 @@ export interface KitOptions {
   readers: number;
   seed: number;
   out: string;
+  /**
+   * Texts each reader gets (default: all V). Fewer keeps a reader careful: reader r reads the texts
+   * t ≡ r (mod V / perReader), each in variant (t + r) mod V — still one variant per text per reader
+   * and every variant once at most per reader. perReader must divide V.
+   */
+  perReader?: number;
+  /** Widest flow page in pixels (default FLOW_MAX_WIDTH). */
+  flowWidth?: number;
 }
 
 /** Builds the kit in `out` and returns its key (also written to `out/key.json`). */
@@ -94,7 +105,7 @@ export async function makeKit(options: KitOptions): Promise<KitKey> {
     throw new RangeError(`readers must be a positive integer, found ${readers}`);
   if (!Number.isInteger(seed)) throw new RangeError(`seed must be an integer, found ${seed}`);
   if (options.variants.length < 1) throw new RangeError('variants: expected at least one variant id');
-  const variants: BenchVariant[] = options.variants.map(resolveVariant);
+  const variants: BenchVariant[] = options.variants.map((id) => resolveVariant(id, options.flowWidth));
   const ids = variants.map((v) => v.id);
   const dup = ids.find((id, i) => ids.indexOf(id) !== i);
   if (dup) throw new RangeError(`variants: '${dup}' is listed twice`);
@@ -102,6 +113,11 @@ export async function makeKit(options: KitOptions): Promise<KitKey> {
     throw new Error(`kit: ${out} is not empty; a kit goes into a new or empty directory`);
   }
   const V = variants.length;
+  const perReader = options.perReader ?? V;
+  if (!Number.isInteger(perReader) || perReader < 1 || V % perReader !== 0) {
+    throw new RangeError(`perReader must divide the ${V} variants, found ${String(perReader)}`);
+  }
+  const step = V / perReader;
   const texts = generateTexts(seed, V);
   // Names from their own stream, so they carry nothing of text, variant or reader order.
   const names = rng((seed ^ 0x5bd1e995) >>> 0);
@@ -123,7 +139,8 @@ export async function makeKit(options: KitOptions): Promise<KitKey> {
     const dir = join(out, `reader-${reader + 1}`);
     mkdirSync(dir, { recursive: true });
     for (let t = 0; t < V; t++) {
-      const v = variants[latin(t, reader, V)]!;
+      if ((t - reader) % step !== 0) continue;
+      const v = variants[latin(t, Math.floor(reader / step), V)]!;
       const text = texts[t]!;
       const rows = variantRows(text.text, v);
       // Parts of equal height (a split text's last part is then at most one row short of full),

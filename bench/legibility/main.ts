@@ -13,8 +13,8 @@ import { makeKit } from './kit.js';
 import { markdown, report, RESULTS_DIR } from './report.js';
 import { rescore, scoreKit, type Results } from './score.js';
 
-const USAGE = `usage: npm run legibility -- kit --variants A,B,… --readers N --seed S --out DIR
-       npm run legibility -- score DIR --reader-model ID --how TEXT --date ISO --out FILE.json
+const USAGE = `usage: npm run legibility -- kit --variants A,B,… --readers N --seed S --out DIR [--per-reader K] [--flow-width PX]
+       npm run legibility -- score DIR --reader-model ID --how TEXT --date ISO --out FILE.json [--only-readers 1,2] [--notes FILE]
        npm run legibility -- rescore FILE.json [--out FILE.json]
        npm run legibility -- report [--json] [--dir DIR]`;
 
@@ -35,6 +35,11 @@ const { values, positionals } = parseArgs({
     date: { type: 'string' },
     json: { type: 'boolean', default: false },
     dir: { type: 'string' },
+    'only-readers': { type: 'string' },
+    'per-reader': { type: 'string' },
+    notes: { type: 'string' },
+    'flow-width': { type: 'string' },
+    help: { type: 'boolean', short: 'h', default: false },
   },
 });
 
@@ -61,6 +66,10 @@ const summary = (r: Results) =>
     )
     .join('\n');
 
+if (values.help) {
+  process.stdout.write(`${USAGE}\n`);
+  process.exit(0);
+}
 const [command, ...rest] = positionals;
 try {
   switch (command) {
@@ -75,6 +84,8 @@ try {
         readers: int('readers', values.readers),
         seed: int('seed', values.seed, 1),
         out: values.out,
+        ...(values['per-reader'] ? { perReader: int('per-reader', values['per-reader']) } : {}),
+        ...(values['flow-width'] ? { flowWidth: int('flow-width', values['flow-width']) } : {}),
       });
       const split = key.images.filter((i) => i.parts.length > 1).length;
       process.stdout.write(
@@ -90,7 +101,15 @@ try {
       const date = values.date ?? new Date().toISOString();
       if (Number.isNaN(Date.parse(date))) fail(`score: --date: expected an ISO date, found '${date}'`);
       const out = values.out ?? fail('score: --out FILE.json is required (e.g. bench/legibility/results/…)');
-      const results = scoreKit(dir, { model, how, date });
+      const only = values['only-readers']?.split(',').map((r) => int('only-readers', r.trim()));
+      const scored = scoreKit(dir, { model, how, date }, only);
+      const notes = values.notes
+        ? readFileSync(values.notes, 'utf8')
+            .split('\n')
+            .map((l) => l.trim())
+            .filter(Boolean)
+        : undefined;
+      const results = notes ? { ...scored, notes } : scored;
       write(out, results);
       process.stdout.write(`${summary(results)}\n→ ${out}\n`);
       break;

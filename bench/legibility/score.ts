@@ -186,6 +186,8 @@ export interface Results {
   format: typeof RESULTS_FORMAT;
   version: 1;
   reader: { model: string; how: string; date: string };
+  /** What else a reader of these results should know (protocol changes, readers' own remarks). */
+  notes?: string[];
   kit: { seed: number; variants: string[]; readers: number };
   texts: ReadingText[];
   images: ResultImage[];
@@ -222,15 +224,21 @@ export function scoreAll(
   };
 }
 
-/** Reads `dir/key.json` and every transcription beside the PNGs; scores them. */
-export function scoreKit(dir: string, reader: Results['reader']): Results {
+/**
+ * Reads `dir/key.json` and every transcription beside the PNGs; scores them. With `readers`, only
+ * those readers' images count (a kit is often made for more readers than have read it yet).
+ */
+export function scoreKit(dir: string, reader: Results['reader'], readers?: readonly number[]): Results {
   const keyPath = join(dir, 'key.json');
   if (!existsSync(keyPath))
     throw new Error(`score: ${keyPath} not found (expected a kit made by 'legibility kit')`);
   const key = JSON.parse(readFileSync(keyPath, 'utf8')) as KitKey;
   if (key.format !== KEY_FORMAT)
     throw new Error(`score: ${keyPath}: format expected '${KEY_FORMAT}', found '${String(key.format)}'`);
-  const images = key.images.map((im) => {
+  const unknown = readers?.filter((r) => !key.images.some((im) => im.reader === r)) ?? [];
+  if (unknown.length) throw new Error(`score: reader(s) ${unknown.join(', ')} not in the kit`);
+  const chosen = readers ? key.images.filter((im) => readers.includes(im.reader)) : key.images;
+  const images = chosen.map((im) => {
     const folder = join(dir, `reader-${im.reader}`);
     const files = im.parts.map((p) => join(folder, p.replace(/\.png$/, '.txt')));
     const present = files.filter((f) => existsSync(f));

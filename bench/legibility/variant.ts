@@ -15,7 +15,10 @@ import {
 /** Columns of a `lines` page: the generator keeps every line within them, so no line wraps. */
 export const LINES_COLUMNS = 84;
 /** Widest `flow` page in pixels: flow pages take the largest column count that fits. */
-export const FLOW_MAX_WIDTH = 960;
+// 640, not 960: in the first blind round (2026-11-30, bench/legibility/results) readers of 960-px flow
+// pages of 5-px glyphs (160–240 characters a row) said they could not hold the row and filled in from
+// other texts; a pilot at 720 px read them at 0.2–0.7% CER.
+export const FLOW_MAX_WIDTH = 640;
 /** Tallest kit page in pixels; a taller text is split into parts `-a`, `-b`, … */
 export const MAX_PAGE_HEIGHT = 1000;
 
@@ -32,10 +35,10 @@ export interface BenchVariant {
 }
 
 /** Parses a variant id (`<font>[+c<N>][+r<N>][+s<N>][+flow]`); RangeError naming the bad part. */
-export function resolveVariant(id: string): BenchVariant {
+export function resolveVariant(id: string, flowWidth = FLOW_MAX_WIDTH): BenchVariant {
   const variant = parseVariant(id);
   const pitch = variantCell(variant);
-  const cols = variant.layout === 'lines' ? LINES_COLUMNS : Math.floor(FLOW_MAX_WIDTH / pitch.width);
+  const cols = variant.layout === 'lines' ? LINES_COLUMNS : Math.floor(flowWidth / pitch.width);
   return { id: variantId(variant), variant, cell: variant.cell, layout: variant.layout, pitch, cols };
 }
 

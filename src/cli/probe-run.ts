@@ -12,6 +12,7 @@ import {
   type KindRecall,
   type ProbeResult,
 } from '../probe/index.js';
+import { transcribeKit } from '../probe/transcribe.js';
 import { UsageError, type CliIO } from './command.js';
 import { PROBE_SHAPES } from './probe.js';
 
@@ -81,6 +82,8 @@ export async function runProbeCli(
       json: { type: 'boolean', default: false },
       out: { type: 'string' },
       'base-url': { type: 'string' },
+      transcribe: { type: 'string' },
+      force: { type: 'boolean', default: false },
     },
   });
   if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`);
@@ -119,6 +122,27 @@ export async function runProbeCli(
     throw err;
   }
 
+  if (values.transcribe !== undefined) {
+    const dir = resolve(io.cwd, values.transcribe);
+    const detail =
+      resolved.profile.image.kind === 'openai-patch' || resolved.profile.image.kind === 'openai-tile'
+        ? resolved.profile.image.pageDetails[0]
+        : undefined;
+    const done = await transcribeKit({
+      dir,
+      client,
+      model: values.model,
+      force: values.force,
+      ...(detail !== undefined ? { detail } : {}),
+      onImage: (name, i, n) => io.stderr.write(`transcribe: ${name} (${i + 1}/${n})…\n`),
+    });
+    io.stdout.write(
+      `transcribed ${done.written.length} image(s) in ${dir} with ${values.model}` +
+        `${done.skipped.length ? `, ${done.skipped.length} already done (--force redoes them)` : ''}; ` +
+        `${done.inputTokens} input and ${done.outputTokens} output tokens\n`,
+    );
+    return 0;
+  }
   const shapes = values.shapes ? PROBE_SHAPES : [{ cell: (values.cell ?? '4x6') as CellName, scale }];
   const results: ProbeResult[] = [];
   for (const shape of shapes) {

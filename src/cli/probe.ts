@@ -13,6 +13,7 @@ export const PROBE_SHAPES: readonly { cell: CellName; scale: number }[] = [
 
 const usage = `usage: glyphfold probe --model ID [--cell 4x6|5x8|6x10] [--scale 1-${MAX_SCALE}] [--pages N]
                        [--shapes] [--seed N] [--needles N] [--json] [--out FILE] [--base-url URL]
+       glyphfold probe --model ID --transcribe DIR [--force] [--base-url URL]
 
 Renders pages of prose and code with planted needles (codes, numbers, identifiers, a quoted
 sentence) in the page shape the model's profile asks for, sends them through the provider's own API,
@@ -29,6 +30,10 @@ as text. Costs real tokens: one request per shape.
   --json           print the results as JSON instead of a table
   --out FILE       also write the JSON results to FILE
   --base-url URL   send to this endpoint instead of the vendor's (same API and key variable)
+  --transcribe DIR the model as a blind legibility reader: transcribe every image of DIR, a reader
+                   folder of a legibility kit (npm run legibility -- kit), one request per image, into
+                   <name>.txt beside it (existing ones are kept unless --force); then score the kit
+                   with npm run legibility -- score (bench/legibility/README.md)
 
 Keys come from ANTHROPIC_API_KEY (Claude) or OPENAI_API_KEY (OpenAI). Gemini is not supported yet.
 See docs/probe.md.`;

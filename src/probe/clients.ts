@@ -16,6 +16,8 @@ export interface ProbeCall {
   /** The document as text, for the text-token comparison. */
   contentText: string;
   maxOutputTokens: number;
+  /** Also measure question and content tokens with the free counting endpoints (default true). */
+  count?: boolean;
 }
 
 export interface ProbeReply {
@@ -91,10 +93,13 @@ export function anthropicClient(options: ClientOptions): ProviderClient {
             messages: [{ role: 'user', content: text }],
           })
         ).input_tokens;
-      const questionTokens = await counted('question', notes, () => count(call.question));
-      const withContent = await counted('content as text', notes, () =>
-        count(`${call.contentText}\n\n${call.question}`),
-      );
+      const measure = call.count !== false;
+      const questionTokens = measure
+        ? await counted('question', notes, () => count(call.question))
+        : undefined;
+      const withContent = measure
+        ? await counted('content as text', notes, () => count(`${call.contentText}\n\n${call.question}`))
+        : undefined;
       return {
         reply: message.content.map((b) => (b.type === 'text' ? b.text : '')).join(''),
         inputTokens: message.usage.input_tokens,
@@ -139,10 +144,13 @@ export function openaiClient(options: ClientOptions): ProviderClient {
       const notes: string[] = [];
       const count = async (text: string) =>
         (await client.responses.inputTokens.count({ model: call.model, input: text })).input_tokens;
-      const questionTokens = await counted('question', notes, () => count(call.question));
-      const withContent = await counted('content as text', notes, () =>
-        count(`${call.contentText}\n\n${call.question}`),
-      );
+      const measure = call.count !== false;
+      const questionTokens = measure
+        ? await counted('question', notes, () => count(call.question))
+        : undefined;
+      const withContent = measure
+        ? await counted('content as text', notes, () => count(`${call.contentText}\n\n${call.question}`))
+        : undefined;
       if (!response.usage) notes.push('response carried no usage');
       return {
         reply: response.output_text,

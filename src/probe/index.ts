@@ -19,3 +19,5 @@ export type { ClientOptions, ProbeCall, ProbeReply, ProviderClient } from './cli
 export { connect, MissingKeyError } from './connect.js';
 export { question } from './question.js';
 export { rng } from './random.js';
+export { transcribeKit, TRANSCRIBE_REQUEST, unfence } from './transcribe.js';
+export type { TranscribeOptions, TranscribeResult } from './transcribe.js';

@@ -14,7 +14,7 @@ import {
 import { makeKit, type KitKey } from '../../bench/legibility/kit.js';
 import { claudeTokens, openaiTokens, price, realText } from '../../bench/legibility/report.js';
 import { joinParts, rescore, scoreImage, scoreKit } from '../../bench/legibility/score.js';
-import { resolveVariant, variantRows } from '../../bench/legibility/variant.js';
+import { FLOW_MAX_WIDTH, resolveVariant, variantRows } from '../../bench/legibility/variant.js';
 import { editDistance } from '../../src/probe/score.js';
 import { countPages, decode, normalize } from '../../src/render/index.js';
 
@@ -157,6 +157,32 @@ describe('kit', () => {
     }
   });
 
+  it('hands each reader a balanced share of the square with perReader', async () => {
+    const fresh = mkdtempSync(join(tmpdir(), 'glyphfold-legibility-share-'));
+    try {
+      const ids = ['4x6+flow', '5x8+flow', '6x10+flow', '6x9+flow'];
+      const k = await makeKit({ variants: ids, readers: 4, seed: 5, out: fresh, perReader: 2 });
+      for (let reader = 1; reader <= 4; reader++) {
+        const mine = k.images.filter((i) => i.reader === reader);
+        expect(mine).toHaveLength(2);
+        expect(new Set(mine.map((i) => i.variant)).size).toBe(2);
+        expect(new Set(mine.map((i) => i.text)).size).toBe(2);
+      }
+      // Every variant is read twice, never twice by one reader; every text by two readers, in two variants.
+      for (const v of ids) expect(k.images.filter((i) => i.variant === v)).toHaveLength(2);
+      for (const t of k.texts) {
+        const readings = k.images.filter((i) => i.text === t.id);
+        expect(readings).toHaveLength(2);
+        expect(new Set(readings.map((i) => i.variant)).size).toBe(2);
+      }
+      await expect(
+        makeKit({ variants: ids, readers: 1, seed: 5, out: join(fresh, 'x'), perReader: 3 }),
+      ).rejects.toThrow(/perReader must divide the 4 variants, found 3/);
+    } finally {
+      rmSync(fresh, { recursive: true, force: true });
+    }
+  });
+
   it('reader folders hold only PNGs and INSTRUCTIONS.md, with neutral names and identical instructions', () => {
     const all = readdirSync(dir).sort();
     expect(all).toEqual(['key.json', 'reader-1', 'reader-2', 'texts']);
@@ -187,7 +213,7 @@ describe('kit', () => {
       expect(im.width).toBe(v.cols * v.pitch.width);
       expect(
         v.layout === 'flow'
-          ? v.cols * v.pitch.width <= 960 && (v.cols + 1) * v.pitch.width > 960
+          ? v.cols * v.pitch.width <= FLOW_MAX_WIDTH && (v.cols + 1) * v.pitch.width > FLOW_MAX_WIDTH
           : v.cols === 84,
       ).toBe(true);
       for (const h of im.heights) expect(h).toBeLessThanOrEqual(1000);

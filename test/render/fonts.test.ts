@@ -87,6 +87,20 @@ describe('every font of the table', () => {
         pngs.ts!.map((p) => Buffer.from(p).toString('base64')),
       );
     });
+
+    it(`${name}: round-trips as a spaced, flowed, scaled variant, engines byte-identical`, async () => {
+      const f = entry(name);
+      const variant = `${name}+c${Math.min(2, 8 - f.width)}+r1+s2+flow`;
+      const shape = { width: 29 * 8 * 2 + 5, height: 6 * (f.height + 1) * 2 + 3 };
+      const b64: string[][] = [];
+      for (const engine of ['wasm', 'ts'] as const) {
+        const result = await render(mixed, { shape, variant, engine });
+        const pngs = result.pages.map((p) => p.png);
+        expect(decode(pngs, { variant }), `${variant} on ${engine}`).toBe(normalize(mixed));
+        b64.push(pngs.map((p) => Buffer.from(p).toString('base64')));
+      }
+      expect(b64[0]).toEqual(b64[1]);
+    });
   }
 });
 
