@@ -67,8 +67,8 @@ extension \`.txt\` (\`q7f3k2.png\` → \`q7f3k2.txt\`).
 
 - A row that ends with a small hook mark in its last column continues on the next row: join the
   two rows into one line and do not write the mark.
-- In some images a small pilcrow mark (¶) inside a row means a line break: write a newline, not
-  the mark. In those images every row holds the same number of character cells and the end of a
+- In some images a pilcrow drawn white on black (an inverted ¶ cell) inside a row means a line
+  break: write a newline, not the mark. In those images every row holds the same number of character cells and the end of a
   row is not a line break: the text simply continues on the next row (a word may be split across
   the row end: join it). In those images a small centred dot (·) stands for one space: it marks the
   spaces that indent a line and the spaces at the right end of a row. Write a space for each dot.
@@ -96,6 +96,8 @@ export interface KitOptions {
   perReader?: number;
   /** Widest flow page in pixels (default FLOW_MAX_WIDTH). */
   flowWidth?: number;
+  /** Columns of a flow page instead (e.g. 84, as lines pages), whatever its width in pixels. */
+  flowCols?: number;
 }
 
 /** Builds the kit in `out` and returns its key (also written to `out/key.json`). */
@@ -105,7 +107,9 @@ export async function makeKit(options: KitOptions): Promise<KitKey> {
     throw new RangeError(`readers must be a positive integer, found ${readers}`);
   if (!Number.isInteger(seed)) throw new RangeError(`seed must be an integer, found ${seed}`);
   if (options.variants.length < 1) throw new RangeError('variants: expected at least one variant id');
-  const variants: BenchVariant[] = options.variants.map((id) => resolveVariant(id, options.flowWidth));
+  const variants: BenchVariant[] = options.variants.map((id) =>
+    resolveVariant(id, options.flowWidth, options.flowCols),
+  );
   const ids = variants.map((v) => v.id);
   const dup = ids.find((id, i) => ids.indexOf(id) !== i);
   if (dup) throw new RangeError(`variants: '${dup}' is listed twice`);

@@ -13,7 +13,7 @@ import { makeKit } from './kit.js';
 import { markdown, report, RESULTS_DIR } from './report.js';
 import { rescore, scoreKit, type Results } from './score.js';
 
-const USAGE = `usage: npm run legibility -- kit --variants A,B,… --readers N --seed S --out DIR [--per-reader K] [--flow-width PX]
+const USAGE = `usage: npm run legibility -- kit --variants A,B,… --readers N --seed S --out DIR [--per-reader K] [--flow-width PX | --flow-cols N]
        npm run legibility -- score DIR --reader-model ID --how TEXT --date ISO --out FILE.json [--only-readers 1,2] [--notes FILE]
        npm run legibility -- rescore FILE.json [--out FILE.json]
        npm run legibility -- report [--json] [--dir DIR]`;
@@ -39,6 +39,7 @@ const { values, positionals } = parseArgs({
     'per-reader': { type: 'string' },
     notes: { type: 'string' },
     'flow-width': { type: 'string' },
+    'flow-cols': { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
@@ -86,6 +87,7 @@ try {
         out: values.out,
         ...(values['per-reader'] ? { perReader: int('per-reader', values['per-reader']) } : {}),
         ...(values['flow-width'] ? { flowWidth: int('flow-width', values['flow-width']) } : {}),
+        ...(values['flow-cols'] ? { flowCols: int('flow-cols', values['flow-cols']) } : {}),
       });
       const split = key.images.filter((i) => i.parts.length > 1).length;
       process.stdout.write(

@@ -35,10 +35,10 @@ export interface BenchVariant {
 }
 
 /** Parses a variant id (`<font>[+c<N>][+r<N>][+s<N>][+flow]`); RangeError naming the bad part. */
-export function resolveVariant(id: string, flowWidth = FLOW_MAX_WIDTH): BenchVariant {
+export function resolveVariant(id: string, flowWidth = FLOW_MAX_WIDTH, flowCols?: number): BenchVariant {
   const variant = parseVariant(id);
   const pitch = variantCell(variant);
-  const cols = variant.layout === 'lines' ? LINES_COLUMNS : Math.floor(flowWidth / pitch.width);
+  const cols = variant.layout === 'lines' ? LINES_COLUMNS : (flowCols ?? Math.floor(flowWidth / pitch.width));
   return { id: variantId(variant), variant, cell: variant.cell, layout: variant.layout, pitch, cols };
 }
 

@@ -15,13 +15,13 @@ export const GLYPH_HEX = 2;
 export const GLYPH_U = 18;
 /** Glyph 19: inverted '+'. */
 export const GLYPH_PLUS = 19;
-/** Glyph 20: the newline mark of the flow layout (the font's own pilcrow, ¶). */
+/** Glyph 20: the newline mark of the flow layout (the font's own pilcrow, ¶, inverted). */
 export const GLYPH_NEWLINE = 20;
 /** Glyph 21: the visible space of the flow layout (the font's own middle dot, ·). */
 export const GLYPH_SPACE = 21;
 /** The first glyph a code point other than space can map to. */
 export const FIRST_DRAWABLE = 22;
-/** The code point whose bitmap is the newline mark; in text it is escaped (`U+00B6`). */
+/** The code point whose bitmap, inverted, is the newline mark (a literal ¶ stays an ordinary glyph). */
 export const NEWLINE_MARK_CODE_POINT = 0xb6;
 /** The code point whose bitmap is the visible space mark; in text it is escaped (`U+00B7`). */
 export const SPACE_MARK_CODE_POINT = 0xb7;
@@ -153,12 +153,17 @@ export function buildAtlas(font: BdfFont, markArt: readonly string[]): Uint8Arra
     );
   }
 
-  // The newline mark borrows the font's pilcrow, which readers know as "end of line"; the pilcrow
-  // itself is then escaped like any code point whose bitmap is taken (atlas order, below).
+  // The newline mark borrows the font's pilcrow, which readers know as "end of line".
   const usable = (rows: number[] | undefined): rows is number[] =>
     rows !== undefined && rows.some((r) => r !== 0) && !seen.has(key(rows));
   const pilcrow = byCodePoint.get(NEWLINE_MARK_CODE_POINT);
-  place(usable(pilcrow) ? pilcrow : pilcrowArt(cw, ch), 'the newline mark');
+  // Inverted (white on black) like an escape, so that a reader cannot take it for a letter at 5 px
+  // (readers of the plain pilcrow in small fonts took it for M).
+  const newline = usable(pilcrow) ? pilcrow : pilcrowArt(cw, ch);
+  place(
+    newline.map((r) => ~r & full),
+    'the newline mark',
+  );
   // The visible space (indentation and row ends in flow pages) borrows the font's middle dot, the
   // "show whitespace" sign of editors; a literal · is then escaped. Fonts without one get a drawn one.
   const dot = byCodePoint.get(SPACE_MARK_CODE_POINT);
@@ -269,8 +274,8 @@ export function glyphOf(atlas: Atlas, codePoint: number): number {
 
 /**
  * The atlas of a spaced cell (docs/renderer.md §2): every glyph gains `x` blank columns on its right and
- * `y` blank rows below. The inverted escape glyphs gain ink there instead, so an escape stays one solid
- * run. Bitmaps stay pairwise distinct (the padding is the same for all plain glyphs and the opposite for
+ * `y` blank rows below. The inverted glyphs (escape characters, the newline mark) gain ink there
+ * instead, so an escape stays one solid run and the mark one solid cell. Bitmaps stay pairwise distinct (the padding is the same for all plain glyphs and the opposite for
  * all inverted ones), so decoding by bitmap still works. Pure: the binary layout in, a new one out.
  */
 export function spaceAtlas(bytes: Uint8Array, x: number, y: number): Uint8Array {
@@ -294,7 +299,7 @@ export function spaceAtlas(bytes: Uint8Array, x: number, y: number): Uint8Array 
   const padBits = ((1 << x) - 1) << (8 - cw);
   const fullRow = (0xff << (8 - cw)) & 0xff;
   for (let g = 0; g < glyphCount; g++) {
-    const inverted = g >= GLYPH_HEX && g <= GLYPH_PLUS;
+    const inverted = g >= GLYPH_HEX && g <= GLYPH_NEWLINE;
     const from = head + g * ch0;
     const at = head + g * ch;
     for (let r = 0; r < ch0; r++) out[at + r] = inverted ? bytes[from + r]! | padBits : bytes[from + r]!;

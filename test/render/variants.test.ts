@@ -95,7 +95,12 @@ describe('spacing', () => {
 describe('flow layout', () => {
   it('fills rows completely and marks line breaks with the font pilcrow', () => {
     const atlas = atlasFor('6x10');
-    expect(atlas.bmp[NEWLINE_MARK_CODE_POINT]).toBe(-1); // a real ¶ in text is escaped
+    // The mark is the font's pilcrow inverted; a real ¶ in text keeps its own (plain) glyph.
+    const pilcrow = atlas.bmp[NEWLINE_MARK_CODE_POINT]!;
+    expect(pilcrow).toBeGreaterThan(0);
+    for (let r = 0; r < 10; r++) {
+      expect(atlas.glyphs[GLYPH_NEWLINE * 10 + r]).toBe(~atlas.glyphs[pilcrow * 10 + r]! & 0xfc);
+    }
     // 'ab', '', 'cdefgh' on 4 columns: ab¶¶ / cdef / gh
     expect(layoutRows('ab\n\ncdefgh', { cols: 4, cell: '6x10', layout: 'flow' })).toBe(3);
     expect(layoutRows('ab\n\ncdefgh', { cols: 4, cell: '6x10' })).toBe(4); // ab / (empty) / cde» / fgh
