@@ -170,7 +170,8 @@ export const compactionSuite: BenchSuite = {
         heapDeltaMB: Number(((heapAfter - heapBefore) / 1e6).toFixed(1)),
       },
     ];
-    // Snapshot vs text on English prose: one long run of model prose, imaged whole.
+    // Snapshot vs text on English prose: one long run of model prose, imaged whole; on the page chosen by
+    // legibility (the default) and on the dense 4x6 page, with the expected error rate of each.
     for (const model of ['claude-sonnet-4-5', 'gpt-5.4']) {
       const r = rng(7);
       const prosy: Item[] = [];
@@ -183,19 +184,30 @@ export const compactionSuite: BenchSuite = {
       push({ kind: 'message', author: 'person', text: 'Write the history of the parish.' }, 1);
       for (let t = 0; t < 40; t++) push({ kind: 'message', author: 'model', text: prose(r, 8000) }, 1);
       push({ kind: 'message', author: 'person', text: 'Thanks, now the index.' }, 2);
-      const p = await prepareRequest(prosy, { model, budget: { window: 60_000 }, rungs: ['snapshot'] });
-      const s = p.report.snapshot;
-      ctx.log(
-        `prose on ${model}: ${s?.textTokens} text tokens → ${s?.imageTokens} image tokens = ${s?.ratio.toFixed(2)}× fewer`,
-      );
-      results.push({
-        suite: 'compaction',
-        impl: `snapshot of prose, ${model}`,
-        textTokens: s?.textTokens ?? 0,
-        imageTokens: s?.imageTokens ?? 0,
-        ratio: Number((s?.ratio ?? 0).toFixed(2)),
-        page: s ? `${s.shape.width}x${s.shape.height}` : 'none',
-      });
+      for (const variant of [undefined, '4x6']) {
+        const p = await prepareRequest(prosy, {
+          model,
+          budget: { window: 60_000 },
+          rungs: ['snapshot'],
+          ...(variant ? { variant } : {}),
+        });
+        const s = p.report.snapshot;
+        const cer = s?.legibility.cer;
+        const how = variant ? 'forced' : 'by legibility';
+        ctx.log(
+          `prose on ${model}, ${s?.variant} (${how}, expected CER ${cer === undefined ? '?' : (cer * 100).toFixed(1) + '%'}): ${s?.textTokens} text tokens → ${s?.imageTokens} image tokens = ${s?.ratio.toFixed(2)}× fewer`,
+        );
+        results.push({
+          suite: 'compaction',
+          impl: `snapshot of prose, ${model}, ${variant ? variant : 'variant by legibility'}`,
+          variant: s?.variant ?? 'none',
+          expectedCer: cer,
+          textTokens: s?.textTokens ?? 0,
+          imageTokens: s?.imageTokens ?? 0,
+          ratio: Number((s?.ratio ?? 0).toFixed(2)),
+          page: s ? `${s.shape.width}x${s.shape.height}` : 'none',
+        });
+      }
     }
     return results;
   },

@@ -11,6 +11,7 @@ import { IMPORT_FORMATS, importTranscript, type ImportFormat } from '../transcri
 import { WIRE_PROVIDERS, type WireProvider } from '../views/index.js';
 import { UsageError, type CliIO, type Command } from './command.js';
 import { pageFileName } from './page-files.js';
+import { maxCerOption, readLegibilityFile, variantOption } from './legibility-options.js';
 
 const usage = `usage: glyphfold compact FILE --model ID --out DIR [options]
 
@@ -27,8 +28,14 @@ DIR/records.json (the compaction items a history would append). Prints the repor
   --wire NAME           request format: ${WIRE_PROVIDERS.join(', ')} (default: the model's provider)
   --rungs LIST          rungs allowed, comma-separated (default ${RUNGS.join(',')})
   --force               run the rungs even if the request already fits
-  --cell NAME           snapshot glyph cell: ${CELL_NAMES.join(', ')} (default 4x6)
-  --scale N             snapshot scale 1–4 (default 1)
+  --max-cer X           legibility floor for snapshot pages: the highest measured character error rate
+                        a page variant may have for the model's readers, as a fraction or percentage
+                        (default 0.01 = 1%; if none is within it, the most legible measured variant)
+  --legibility FILE     your own measurements (legibility table JSON, docs/providers.md), over the
+                        built-in table per variant and reader family
+  --variant ID          use this page variant whatever its legibility (e.g. 5x8+c1+r1, 6x10+flow)
+  --cell NAME           use this glyph cell: ${CELL_NAMES.join(', ')} (like --variant)
+  --scale N             snapshot scale 1–4 (with --cell)
   --summarizer ID       model for the summary rung (needs its API key in the environment)
   --summarizer-url URL  base URL for the summarizer's API
   --instructions TEXT   what the summary should focus on
@@ -96,8 +103,11 @@ export const compactCommand: Command = {
         wire: { type: 'string' },
         rungs: { type: 'string' },
         force: { type: 'boolean', default: false },
-        cell: { type: 'string', default: '4x6' },
-        scale: { type: 'string', default: '1' },
+        cell: { type: 'string' },
+        scale: { type: 'string' },
+        variant: { type: 'string' },
+        'max-cer': { type: 'string' },
+        legibility: { type: 'string' },
         summarizer: { type: 'string' },
         'summarizer-url': { type: 'string' },
         instructions: { type: 'string' },
@@ -113,11 +123,17 @@ export const compactCommand: Command = {
     if (values.wire !== undefined && !(WIRE_PROVIDERS as readonly string[]).includes(values.wire)) {
       throw new UsageError(`--wire expects one of ${WIRE_PROVIDERS.join(', ')}, found '${values.wire}'`);
     }
-    if (!CELL_NAMES.includes(values.cell as CellName)) {
+    if (values.cell !== undefined && !CELL_NAMES.includes(values.cell as CellName)) {
       throw new UsageError(`--cell expects one of ${CELL_NAMES.join(', ')}, found '${values.cell}'`);
     }
-    if (!/^[1-4]$/.test(values.scale))
+    if (values.scale !== undefined && !/^[1-4]$/.test(values.scale))
       throw new UsageError(`--scale expects an integer 1–4, found '${values.scale}'`);
+    const maxCer = maxCerOption(values['max-cer']);
+    const variant = values.variant === undefined ? undefined : variantOption(values.variant);
+    const legibility =
+      values.legibility === undefined
+        ? undefined
+        : await readLegibilityFile(resolve(io.cwd, values.legibility), values.legibility);
 
     const file = positionals[0]!;
     const text = await readFile(resolve(io.cwd, file), 'utf8');
@@ -125,8 +141,11 @@ export const compactCommand: Command = {
 
     const options: CompactionOptions = {
       model: values.model,
-      cell: values.cell as CellName,
-      scale: Number(values.scale),
+      ...(values.cell !== undefined ? { cell: values.cell as CellName } : {}),
+      ...(values.scale !== undefined ? { scale: Number(values.scale) } : {}),
+      ...(variant !== undefined ? { variant } : {}),
+      ...(maxCer !== undefined ? { snapshot: { maxCer } } : {}),
+      ...(legibility !== undefined ? { legibility } : {}),
       budget: {
         ...(values.budget ? { window: budgetTokens(values.budget) } : {}),
         ...(values.trigger ? { triggerAt: values.trigger } : {}),

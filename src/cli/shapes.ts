@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CELL_NAMES, type CellName } from '../render/cells.js';
 import {
+  DEFAULT_MAX_CER,
   ROUTES,
   bestPageShape,
   registerProfiles,
@@ -11,7 +12,10 @@ import {
   type ResolvedProfile,
   type Route,
 } from '../providers/index.js';
+import { pageLegibility } from '../compaction/policy.js';
+import type { SnapshotLegibility } from '../compaction/report.js';
 import { UsageError, type Command } from './command.js';
+import { maxCerOption, readLegibilityFile, variantOption } from './legibility-options.js';
 
 /** The models `glyphfold shapes` compares when none is named: the main ones of every provider and route. */
 export const DEFAULT_SHAPE_MODELS: readonly string[] = [
@@ -45,13 +49,26 @@ export interface ShapeRow {
   shape?: PageShapeChoice;
   /** Characters per image token ÷ characters per text token. */
   compression?: number;
+  /** Expected character error rate of the page's variant for the model's readers, with its source. */
+  legibility?: SnapshotLegibility;
 }
 
+/**
+ * One row per model: the page that carries the most characters per token among the variants the
+ * legibility floor admits for the model's reader family (or the variant given by `variant`, `cell`,
+ * `scale`), with its expected error rate.
+ */
 export function shapeRows(
   models: readonly string[],
   options: {
     cell?: CellName;
     scale?: number;
+    /** A variant id (`5x8+c1+r1`): wins over cell and scale; no choice by legibility. */
+    variant?: string;
+    /** Legibility floor (default 0.01). */
+    maxCer?: number;
+    /** A legibility table (parsed file) over the built-in one. */
+    legibility?: unknown;
     imagesInRequest?: number;
     route?: Route;
     textCharsPerToken: number;
@@ -69,11 +86,29 @@ export function shapeRows(
     };
     const notes: string[] = r.note ? [r.note] : [];
     if (r.profile.vision) {
-      const shapeOptions: Parameters<typeof bestPageShape>[1] = {};
-      if (options.cell) shapeOptions.cell = options.cell;
-      if (options.scale) shapeOptions.scale = options.scale;
-      if (options.imagesInRequest) shapeOptions.imagesInRequest = options.imagesInRequest;
-      row.shape = bestPageShape(r.profile, shapeOptions);
+      const l = pageLegibility(r.profile, {
+        model,
+        snapshot: { maxCer: options.maxCer ?? DEFAULT_MAX_CER },
+        ...(options.legibility !== undefined ? { legibility: options.legibility } : {}),
+        ...(options.variant !== undefined ? { variant: options.variant } : {}),
+        ...(options.cell !== undefined ? { cell: options.cell } : {}),
+        ...(options.scale !== undefined ? { scale: options.scale } : {}),
+      });
+      // The admitted variant whose page carries the most characters per token; ties: the more legible.
+      let best: { shape: PageShapeChoice; legibility: SnapshotLegibility } | undefined;
+      for (const [variant, expected] of l.expected) {
+        const shapeOptions: Parameters<typeof bestPageShape>[1] = { variant };
+        if (options.imagesInRequest) shapeOptions.imagesInRequest = options.imagesInRequest;
+        const shape = bestPageShape(r.profile, shapeOptions);
+        if (!best || shape.charsPerToken > best.shape.charsPerToken) {
+          best = {
+            shape,
+            legibility: expected ?? { readerFamily: l.readerFamily, maxCer: l.maxCer, forced: l.forced },
+          };
+        }
+      }
+      row.shape = best!.shape;
+      row.legibility = best!.legibility;
       row.compression = row.shape.charsPerToken / options.textCharsPerToken;
       if (row.shape.note) notes.push(row.shape.note);
     } else {
@@ -82,6 +117,15 @@ export function shapeRows(
     if (notes.length > 0) row.note = notes.join('; ');
     return row;
   });
+}
+
+const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
+
+/** The CER cell: the figure, the family it was measured with when not the model's own, `?` unmeasured. */
+function cerCell(l: SnapshotLegibility | undefined): string {
+  if (!l) return '-';
+  if (l.cer === undefined) return 'unmeasured';
+  return `${pct(l.cer)}${l.family !== l.readerFamily ? ` (${l.family})` : ''}${l.fallback ? ' *' : ''}`;
 }
 
 function table(rows: ShapeRow[], textCharsPerToken: number): string {
@@ -96,6 +140,8 @@ function table(rows: ShapeRow[], textCharsPerToken: number): string {
     'chars/token',
     `vs text (${textCharsPerToken} ch/tok)`,
     'pages/request',
+    'variant',
+    'expected CER',
   ];
   const body = rows.map((r) => {
     const s = r.shape;
@@ -111,29 +157,57 @@ function table(rows: ShapeRow[], textCharsPerToken: number): string {
       s ? s.charsPerToken.toFixed(1) : '-',
       r.compression !== undefined ? `${r.compression.toFixed(1)}×` : '-',
       s ? String(s.pagesPerRequest) : '-',
+      s ? s.variant : '-',
+      cerCell(r.legibility),
     ];
   });
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
   const line = (cells: string[]) =>
-    cells.map((c, i) => (i >= 5 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ');
+    cells
+      .map((c, i) => (i >= 5 && i < 10 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   const out = [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)];
   const notes = rows.filter((r) => r.note).map((r) => `  ${r.model}: ${r.note}`);
   if (notes.length > 0) out.push('', 'notes:', ...notes);
+  // Where the error rates come from, and the fallbacks, once each.
+  const sources = new Set<string>();
+  const fallbacks = new Set<string>();
+  for (const r of rows) {
+    if (r.legibility?.source) sources.add(r.legibility.source);
+    if (r.legibility?.note) fallbacks.add(r.legibility.note);
+  }
+  if (sources.size || fallbacks.size) {
+    out.push(
+      '',
+      `legibility (floor ${pct(rows.find((r) => r.legibility)?.legibility?.maxCer ?? DEFAULT_MAX_CER)}):`,
+    );
+    for (const src of sources) out.push(`  measured: ${src}`);
+    for (const f of fallbacks) out.push(`  * ${f}`);
+  }
   return out.join('\n') + '\n';
 }
 
-const usage = `usage: glyphfold shapes [--model ID …] [--cell 4x6|5x8|6x10] [--scale N] [--images N]
-                        [--route ROUTE] [--text-chars-per-token N] [--profiles FILE] [--json]
+const usage = `usage: glyphfold shapes [--model ID …] [--max-cer X] [--legibility FILE] [--variant ID]
+                        [--cell 4x6|5x8|6x10] [--scale N] [--images N] [--route ROUTE]
+                        [--text-chars-per-token N] [--profiles FILE] [--json]
 
-For each model (as its route names it): the snapshot page shape that carries the most characters per
-billed image token without being resized, its tokens, characters per page and per token, the estimated
-compression against sending the same characters as text, and how many such pages one request may carry.
-With no --model, a table of the main models of every provider.
+For each model (as its route names it): among the page variants whose measured character error rate
+for the model's readers is within the floor (the most legible measured one if none is), the snapshot
+page that carries the most characters per billed image token without being resized; its tokens,
+characters per page and per token, the estimated compression against sending the same characters as
+text, how many such pages one request may carry, the variant and its expected error rate. With no
+--model, a table of the main models of every provider.
 
   --model ID                 a model id, e.g. claude-opus-4-7, us.anthropic.claude-haiku-4-5-20251001-v1:0,
                              anthropic/claude-sonnet-4.5, gpt-5.5, gemini-2.5-pro (repeatable)
-  --cell NAME                glyph cell (default 4x6)
-  --scale N                  integer pixel scale 1-4 (default 1)
+  --max-cer X                legibility floor: highest measured error rate a variant may have, as a
+                             fraction or percentage (default ${DEFAULT_MAX_CER}, i.e. 1%)
+  --legibility FILE          your own measurements (legibility table JSON, docs/providers.md); they win
+                             over the built-in table per variant and reader family
+  --variant ID               use this page variant (e.g. 5x8+c1+r1, 6x10+flow) instead of choosing
+  --cell NAME                use this glyph cell (like --variant 5x8)
+  --scale N                  integer pixel scale 1-4 (with --cell)
   --images N                 images the request carries (Anthropic: more than 20 → sides ≤ 2000 px)
   --route ROUTE              force the route (${ROUTES.join(', ')})
   --text-chars-per-token N   characters per text token for the compression estimate (default ${DEFAULT_TEXT_CHARS_PER_TOKEN})
@@ -163,6 +237,9 @@ export const shapesCommand: Command = {
         route: { type: 'string' },
         'text-chars-per-token': { type: 'string' },
         profiles: { type: 'string' },
+        'max-cer': { type: 'string' },
+        legibility: { type: 'string' },
+        variant: { type: 'string' },
         json: { type: 'boolean', default: false },
       },
       strict: true,
@@ -199,6 +276,11 @@ export const shapesCommand: Command = {
     const images = positiveInt(values.images, '--images');
     if (images !== undefined) options.imagesInRequest = images;
     if (route !== undefined) options.route = route as Route;
+    const maxCer = maxCerOption(values['max-cer']);
+    if (maxCer !== undefined) options.maxCer = maxCer;
+    if (values.variant !== undefined) options.variant = variantOption(values.variant);
+    if (values.legibility !== undefined)
+      options.legibility = await readLegibilityFile(resolve(io.cwd, values.legibility), values.legibility);
     const rows = shapeRows(models, options);
     if (values.json) io.stdout.write(JSON.stringify({ textCharsPerToken, rows }, null, 2) + '\n');
     else io.stdout.write(table(rows, textCharsPerToken));

@@ -25,13 +25,27 @@ export { shed, SHED_DEFAULTS, type ShedOptions } from './shed.js';
 export { referencedResults } from './refs.js';
 export { validCuts } from './cuts.js';
 export { planSnapshot, type PlanOptions, type Segment, type SnapshotPlan } from './plan.js';
-export { formatItem, formatItems, itemHeader, itemBody } from './text.js';
+export {
+  formatItem,
+  formatItems,
+  itemHeader,
+  itemBody,
+  toolInputText,
+  type TextOptions,
+  type ToolInputFormat,
+} from './text.js';
 export {
   snapshot,
   applySnapshot,
   renderPages,
   rowsUpperBound,
+  pageRows,
+  pageVariant,
+  readingHint,
+  snapshotHeader,
+  SNAPSHOT_TEXT,
   type PageSpec,
+  type SnapshotRenderOptions,
   type SnapshotRenderer,
   type SnapshotLimits,
   type SnapshotOptions,
@@ -39,7 +53,14 @@ export {
   type SnapshotResult,
   type RenderedRun,
 } from './snapshot.js';
-export { choosePage, type PageCandidate } from './page-width.js';
+export {
+  choosePage,
+  candidateTokens,
+  lineHistogram,
+  totalRows,
+  type LineHistogram,
+  type PageCandidate,
+} from './page-width.js';
 export {
   summarize,
   summarySource,
@@ -60,7 +81,13 @@ export {
   type Economics,
   type Decision,
 } from './economics.js';
-export { formatReport, type CompactionReport, type SnapshotFigures } from './report.js';
+export {
+  formatReport,
+  describeLegibility,
+  type CompactionReport,
+  type SnapshotFigures,
+  type SnapshotLegibility,
+} from './report.js';
 export { lastGroup, rebuildRequest, stickyIds, type CompactionRecord } from './record.js';
 export { climb, type LadderOptions, type LadderResult } from './ladder.js';
 export { itemEstimator, textEstimator } from './estimate.js';
@@ -69,6 +96,9 @@ export {
   prepareRequest,
   sendWithCompaction,
   pageCandidates,
+  pageLegibility,
+  legibilityTable,
+  expectedLegibility,
   RENDERER,
   DEFAULT_WIRE,
   MIN_COLS,
@@ -78,6 +108,7 @@ export {
   CompactionOverflowError,
   type CompactionOptions,
   type CompactionSetup,
+  type PageLegibility,
   type PreparedRequest,
   type SendResult,
 } from './policy.js';

@@ -18,9 +18,12 @@ import {
   type CompactionRecord,
   type IdRange,
 } from './record.js';
-import type { CompactionReport } from './report.js';
+import type { CompactionReport, SnapshotLegibility } from './report.js';
 import { shed, type ShedOptions } from './shed.js';
+import { DEFAULT_MAX_CER } from '../providers/legibility.js';
+import { variantId } from '../render/index.js';
 import {
+  pageVariant,
   snapshot,
   type PageSpec,
   type RenderedRun,
@@ -60,6 +63,8 @@ export interface LadderOptions {
   pages?: readonly PageCandidate[];
   /** Tokens of a page of any size (the profile's image rule): lets runs end on a shorter page. */
   tokensFor?: (width: number, height: number) => number;
+  /** The expected legibility of a page variant, for the report (policy.ts `expectedLegibility`). */
+  legibility?: (variant: string) => SnapshotLegibility;
   /** Images already spoken for in the request by items that stay (subtracted from the profile limit). */
   snapshotTail?: { fractions?: readonly number[]; personFraction?: number };
   /** The summarizer; without it the summary rung is skipped and overflow is left out, with a reason. */
@@ -172,8 +177,10 @@ export async function climb(path: readonly Item[], o: LadderOptions): Promise<La
       const d = pagesRung.details ?? {};
       const textTokens = Number(d['textTokens'] ?? 0);
       const imageTokens = Number(d['imageTokens'] ?? 0);
+      const variant = variantId(pageVariant(usedPage));
       report.snapshot = {
         pages: Number(d['pages'] ?? 0),
+        variant,
         shape: { width: usedPage.width, height: usedPage.height, cell: usedPage.cell, scale: usedPage.scale },
         tokensPerPage: usedPage.tokens,
         chars: Number(d['chars'] ?? 0),
@@ -181,6 +188,7 @@ export async function climb(path: readonly Item[], o: LadderOptions): Promise<La
         imageTokens,
         ratio: imageTokens > 0 ? textTokens / imageTokens : 0,
         bytes: Number(d['bytes'] ?? 0),
+        legibility: o.legibility?.(variant) ?? { maxCer: DEFAULT_MAX_CER },
       };
     }
     if (records.length) {
@@ -304,7 +312,12 @@ export async function climb(path: readonly Item[], o: LadderOptions): Promise<La
             r.decision.overflow[r.decision.overflow.length - 1]?.to ??
             '',
         },
-        params: { runs: r.decision.runs, overflow: r.decision.overflow, page: r.decision.page },
+        params: {
+          runs: r.decision.runs,
+          overflow: r.decision.overflow,
+          page: r.decision.page,
+          ...(r.decision.text ? { text: r.decision.text } : {}),
+        },
       });
       // Overflow ranges are still verbatim in `items` at this point; the summary rung or the
       // omission marker below replaces them (by id, since indices moved).

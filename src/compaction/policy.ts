@@ -10,18 +10,33 @@
  * This module wires the real parts (profiles, renderer, views, token estimates) into the pure ladder.
  */
 import {
+  DEFAULT_MAX_CER,
   bestPageShape,
+  builtInLegibility,
+  measuredCer,
+  mergeLegibility,
+  readableVariants,
+  validateLegibility,
   detailLevels,
   imageTokens,
   pageBytesMax,
   parseOverflowError,
   wouldResize,
   resolveProfile,
+  type LegibilityTable,
   type OverflowInfo,
   type Profile,
   type ResolvedProfile,
 } from '../providers/index.js';
-import { cellSize, countPages, render, type CellName } from '../render/index.js';
+import {
+  countPages,
+  render,
+  variantCell,
+  variantId,
+  variantOf,
+  type CellName,
+  type Variant,
+} from '../render/index.js';
 import { Calibrator, estimateTokens } from '../tokens/index.js';
 import type { Item } from '../transcript/items.js';
 import { wireView, type Repair, type WireProvider, type WireRequest } from '../views/index.js';
@@ -30,8 +45,9 @@ import { shouldCompact, cacheWarm, type CacheState, type Decision } from './econ
 import { itemEstimator, textEstimator } from './estimate.js';
 import { climb, type LadderOptions, type LadderResult } from './ladder.js';
 import type { CompactionRecord } from './record.js';
-import type { PageSpec, SnapshotRenderer } from './snapshot.js';
+import { pageVariant, type PageSpec, type SnapshotRenderer } from './snapshot.js';
 import type { PageCandidate } from './page-width.js';
+import type { SnapshotLegibility } from './report.js';
 import { RUNGS, type RungName } from './types.js';
 
 /** Where an early (cold-cache) compaction aims, as a fraction of the trigger. */
@@ -63,7 +79,23 @@ export interface CompactionOptions {
   rungs?: readonly RungName[];
   /** Deflate effort for snapshot pages (default 'fastest': pages stay small either way). */
   compression?: 'default' | 'fastest';
-  /** Snapshot glyph cell and scale (default 4×6 at 1). */
+  /**
+   * Snapshot pages: `maxCer` is the legibility floor, the highest measured character error rate a
+   * page variant may have for the model's reader family (default 0.01 = 1%). See docs/compaction.md.
+   */
+  snapshot?: { maxCer?: number };
+  /**
+   * Measured legibility over the built-in table (`legibility.json`): a parsed table file (validated
+   * here) or a validated table, e.g. the results of your own probe. Its measurements win per variant
+   * and reader family.
+   */
+  legibility?: unknown;
+  /**
+   * A page variant to use whatever its measured legibility (e.g. `5x8+c1+r1`, docs/renderer.md); the
+   * report still gives its expected error rate when one is measured. Wins over `cell` and `scale`.
+   */
+  variant?: string;
+  /** Snapshot glyph cell and scale: like `variant` (a forced choice), for the plain variants. */
   cell?: CellName;
   scale?: number;
   elide?: LadderOptions['elide'];
@@ -82,8 +114,10 @@ export interface CompactionSetup {
   wire: WireProvider;
   request: WireRequest;
   page?: PageSpec;
-  /** Pages of other widths the snapshot rung may choose from (area-billed providers). */
+  /** Pages of every admissible variant and width the snapshot rung chooses from per pass. */
   pages?: PageCandidate[];
+  /** How legible each candidate variant is expected to be, and how the variants were admitted. */
+  legibility?: PageLegibility;
   notes: string[];
   calibrator: Calibrator;
 }
@@ -100,27 +134,56 @@ export function setupCompaction(options: CompactionOptions): CompactionSetup {
   const request: WireRequest = { model: options.model, ...options.request, profile };
   let page: PageSpec | undefined;
   let pages: PageCandidate[] | undefined;
-  if (profile.vision) {
+  // Bad legibility options (a table, a floor, a variant) are the caller's error: thrown, not noted.
+  const legibility = profile.vision ? pageLegibility(profile, options) : undefined;
+  if (legibility) {
     try {
       const imagesInRequest = Math.min(profile.images.maxPerRequest, 50);
-      const shape = bestPageShape(profile, {
-        cell: options.cell ?? '4x6',
-        scale: options.scale ?? 1,
-        imagesInRequest,
-      });
-      page = {
-        width: shape.width,
-        height: shape.height,
-        cell: options.cell ?? '4x6',
-        scale: options.scale ?? 1,
-        tokens: shape.tokens,
-        compression: options.compression ?? 'fastest',
-      };
-      if (shape.detail && request.imageDetail === undefined)
-        request.imageDetail = shape.detail as WireRequest['imageDetail'];
-      if (!shape.verified && shape.note) notes.push(shape.note);
-      pages = pageCandidates(profile, page, shape.detail, imagesInRequest);
+      // The most legible variant sizes its page first and sets the detail level; the other variants
+      // are sized at that level (a request has one), and a variant no page fits is left out.
+      pages = [];
+      let detail: string | undefined;
+      const skipped: string[] = [];
+      for (const [id, expected] of legibility.expected) {
+        let shape;
+        try {
+          shape = bestPageShape(profile, {
+            variant: id,
+            imagesInRequest,
+            ...(page && detail !== undefined ? { detail } : {}),
+          });
+        } catch (err) {
+          if (!page && legibility.expected.size === 1) throw err;
+          skipped.push(`${id} (${(err as Error).message})`);
+          continue;
+        }
+        const v = variantOf({ variant: id });
+        const spec: PageSpec = {
+          width: shape.width,
+          height: shape.height,
+          cell: v.cell,
+          scale: v.scale,
+          spacing: { x: v.spacing.x, y: v.spacing.y },
+          layout: v.layout,
+          variant: id,
+          tokens: shape.tokens,
+          compression: options.compression ?? 'fastest',
+        };
+        if (!page) {
+          page = spec;
+          detail = shape.detail;
+          if (shape.detail && request.imageDetail === undefined)
+            request.imageDetail = shape.detail as WireRequest['imageDetail'];
+          if (!shape.verified && shape.note) notes.push(shape.note);
+        }
+        const cer = expected?.cer;
+        for (const c of pageCandidates(profile, spec, shape.detail, imagesInRequest))
+          pages.push(cer === undefined ? c : { ...c, cer });
+      }
+      if (skipped.length) notes.push(`page variants left out, no page fits: ${skipped.join('; ')}`);
     } catch (err) {
+      page = undefined;
+      pages = undefined;
       notes.push(`no snapshot page for ${profile.family}: ${(err as Error).message}`);
     }
   }
@@ -135,7 +198,82 @@ export function setupCompaction(options: CompactionOptions): CompactionSetup {
   };
   if (page) setup.page = page;
   if (pages) setup.pages = pages;
+  if (legibility && page) setup.legibility = legibility;
   return setup;
+}
+
+/** How the snapshot rung's page variants were admitted (see `pageLegibility`). */
+export interface PageLegibility {
+  /** The model's reader family (profile `readerFamily`), if it names one. */
+  readerFamily: string | undefined;
+  maxCer: number;
+  /** Candidate variants, most legible first, with the measurement that admits them (undefined: unmeasured, forced). */
+  expected: Map<string, SnapshotLegibility | undefined>;
+  /** The variant was named by the caller (`variant`, `cell`, `scale`), not chosen by legibility. */
+  forced: boolean;
+  fallback?: 'family' | 'any-family';
+  /** In words, when the floor could not be met or the family has no measurement. */
+  note?: string;
+}
+
+/**
+ * The variants a snapshot may use for `profile`: the one the caller forces, or those whose measured
+ * CER for the profile's reader family is within `options.snapshot.maxCer` (legibility.ts, with its two
+ * fallbacks), measured in the built-in table with the caller's `legibility` table over it.
+ */
+export function pageLegibility(profile: Profile, options: CompactionOptions): PageLegibility {
+  const maxCer = options.snapshot?.maxCer ?? DEFAULT_MAX_CER;
+  const table = legibilityTable(options.legibility);
+  const family = profile.readerFamily;
+  const forced = options.variant !== undefined || options.cell !== undefined || options.scale !== undefined;
+  if (forced) {
+    const v: Variant = variantOf(
+      options.variant !== undefined
+        ? { variant: options.variant }
+        : { cell: options.cell, scale: options.scale },
+    );
+    const id = variantId(v);
+    const m = family === undefined ? undefined : measuredCer(table, id, family);
+    const expected = m
+      ? { cer: m.cer, family: family!, source: m.source, readerFamily: family, maxCer, forced: true }
+      : undefined;
+    return { readerFamily: family, maxCer, expected: new Map([[id, expected]]), forced: true };
+  }
+  const sel = readableVariants(table, family, maxCer);
+  const expected = new Map<string, SnapshotLegibility | undefined>();
+  for (const r of sel.variants) {
+    expected.set(r.variant, {
+      cer: r.measurement.cer,
+      family: r.family,
+      source: r.measurement.source,
+      readerFamily: family,
+      maxCer,
+      ...(sel.fallback ? { fallback: sel.fallback } : {}),
+      ...(sel.note ? { note: sel.note } : {}),
+    });
+  }
+  const out: PageLegibility = { readerFamily: family, maxCer, expected, forced: false };
+  if (sel.fallback) out.fallback = sel.fallback;
+  if (sel.note) out.note = sel.note;
+  return out;
+}
+
+/** The built-in legibility table with `own` (a parsed file or a table) laid over it. */
+export function legibilityTable(own: unknown): LegibilityTable {
+  if (own === undefined) return builtInLegibility();
+  return mergeLegibility(builtInLegibility(), validateLegibility(own, 'options.legibility'));
+}
+
+/** What the report says about the legibility of a page of `variant` (see `SnapshotFigures.legibility`). */
+export function expectedLegibility(setup: CompactionSetup, variant: string): SnapshotLegibility {
+  const l = setup.legibility;
+  const known = l?.expected.get(variant);
+  if (known) return known;
+  return {
+    readerFamily: l?.readerFamily,
+    maxCer: l?.maxCer ?? DEFAULT_MAX_CER,
+    ...(l?.forced ? { forced: true } : {}),
+  };
 }
 
 /**
@@ -158,7 +296,7 @@ export function pageCandidates(
   detail: string | undefined,
   imagesInRequest: number,
 ): PageCandidate[] {
-  const cell = cellSize(best.cell, best.scale);
+  const cell = variantCell(pageVariant(best));
   const geometry = (p: PageSpec): PageCandidate => ({
     ...p,
     cols: Math.floor(p.width / cell.width),
@@ -236,6 +374,7 @@ function ladderOptions(setup: CompactionSetup, options: CompactionOptions, force
   if (setup.page) {
     o.page = setup.page;
     if (setup.pages) o.pages = setup.pages;
+    o.legibility = (variant) => expectedLegibility(setup, variant);
     const detail = setup.request.imageDetail;
     o.tokensFor = (w, h) => imageTokensFor(setup.profile, w, h, detail ? { detail } : undefined);
   }

@@ -7,7 +7,9 @@
  */
 import type { CompactionItem, Item, NewItem, SummaryItem } from '../transcript/items.js';
 import { elidedResult, shedImageItem, shedResultImages } from './placeholders.js';
-import { applySnapshot, type PageSpec, type SnapshotRenderer } from './snapshot.js';
+import { applySnapshot, pageVariant, type PageSpec, type SnapshotRenderer } from './snapshot.js';
+import type { ToolInputFormat } from './text.js';
+import { variantId } from '../render/index.js';
 
 /** A compaction item as the ladder hands it to the history to append. */
 export type CompactionRecord = Extract<NewItem, { kind: 'compaction' }>;
@@ -144,7 +146,33 @@ function pageSpec(g: CompactionItem): PageSpec {
       `compaction item ${g.id} (snapshot): params.page must give width, height, cell, scale, tokens`,
     );
   }
+  // The variant fields must agree with each other, or the replay would draw other pages than the pass.
+  let id: string;
+  try {
+    id = variantId(pageVariant(p));
+  } catch (err) {
+    throw new Error(`compaction item ${g.id} (snapshot): params.page: ${(err as Error).message}`, {
+      cause: err,
+    });
+  }
+  if (p.variant !== undefined && p.variant !== id) {
+    throw new Error(
+      `compaction item ${g.id} (snapshot): params.page.variant is '${String(p.variant)}' but its cell, scale, spacing and layout make '${id}'`,
+    );
+  }
   return p;
+}
+
+/** The tool-input format of a snapshot record's text: absent = written before the reader layout. */
+function textFormat(g: CompactionItem): ToolInputFormat {
+  const t = g.params['text'];
+  if (t === undefined) return 'json';
+  if (t !== 'fields' && t !== 'json') {
+    throw new Error(
+      `compaction item ${g.id} (snapshot): params.text must be 'fields' or 'json', found ${JSON.stringify(t)}`,
+    );
+  }
+  return t;
 }
 
 /**
@@ -169,7 +197,7 @@ export async function rebuildRequest(
     items = (
       await applySnapshot(
         items,
-        { runs: rangeList(snap.params, 'runs', snap), page: pageSpec(snap) },
+        { runs: rangeList(snap.params, 'runs', snap), page: pageSpec(snap), text: textFormat(snap) },
         renderer,
       )
     ).items;

@@ -4,8 +4,33 @@ import type { Economics } from './economics.js';
 import type { RungReport } from './types.js';
 import { fmt } from './placeholders.js';
 
+/**
+ * How well a model is expected to read the snapshot pages: the measured character error rate of the
+ * page variant (providers' legibility table) and where it comes from.
+ */
+export interface SnapshotLegibility {
+  /** Measured CER of the variant (0–1); absent when nobody measured it (a forced variant). */
+  cer?: number;
+  /** The reader family of that measurement: the model's own, or another's (`fallback` 'any-family'). */
+  family?: string;
+  /** Where the measurement is (results file, document, probe run). */
+  source?: string;
+  /** The model's reader family (profile `readerFamily`). */
+  readerFamily?: string | undefined;
+  /** The floor the choice was made under. */
+  maxCer: number;
+  /** 'family': nothing within the floor, the family's most legible; 'any-family': family unmeasured. */
+  fallback?: 'family' | 'any-family';
+  /** The caller named the variant; legibility did not choose it. */
+  forced?: boolean;
+  /** The fallback in words. */
+  note?: string;
+}
+
 export interface SnapshotFigures {
   pages: number;
+  /** Canonical id of the page variant (font, spacing, scale, layout; docs/renderer.md). */
+  variant: string;
   /** Pixel size and cell of each page. */
   shape: { width: number; height: number; cell: string; scale: number };
   /** Tokens one page costs by the profile's image rule. */
@@ -20,6 +45,20 @@ export interface SnapshotFigures {
   ratio: number;
   /** PNG bytes of all pages. */
   bytes: number;
+  /** Expected character error rate of a reader of these pages, with its source. */
+  legibility: SnapshotLegibility;
+}
+
+const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
+
+/** The expected CER and its source, in words (`formatReport`, `glyphfold shapes`). */
+export function describeLegibility(l: SnapshotLegibility): string {
+  if (l.cer === undefined) {
+    return `expected CER unknown: no measurement of this variant for ${l.readerFamily ?? 'this model'}'s readers${l.forced ? ' (variant chosen by the caller)' : ''}`;
+  }
+  const who = l.family === l.readerFamily ? `${l.family} readers` : `measured with ${l.family} readers`;
+  const floor = l.forced ? 'variant chosen by the caller' : `floor ${pct(l.maxCer)}`;
+  return `expected CER ${pct(l.cer)} (${who}, ${floor}; ${l.source})`;
 }
 
 export interface CompactionReport {
@@ -60,11 +99,12 @@ export function formatReport(r: CompactionReport): string {
   if (r.snapshot) {
     const s = r.snapshot;
     lines.push(
-      `snapshot: ${s.pages} pages ${s.shape.width}×${s.shape.height} (${s.shape.cell}${s.shape.scale > 1 ? ` ×${s.shape.scale}` : ''}), ${n(s.tokensPerPage)} tokens per full page, ${n(s.chars)} chars, ${n(s.bytes)} bytes`,
+      `snapshot: ${s.pages} pages ${s.shape.width}×${s.shape.height} (${s.variant}), ${n(s.tokensPerPage)} tokens per full page, ${n(s.chars)} chars, ${n(s.bytes)} bytes`,
     );
     lines.push(
-      `snapshot vs text: ${n(s.imageTokens)} image tokens for ${n(s.textTokens)} text tokens = ${s.ratio.toFixed(1)}× fewer`,
+      `snapshot vs text: ${n(s.imageTokens)} image tokens for ${n(s.textTokens)} text tokens = ${s.ratio.toFixed(1)}× fewer; ${describeLegibility(s.legibility)}`,
     );
+    if (s.legibility.note) lines.push(`snapshot legibility: ${s.legibility.note}`);
   }
   if (r.economics) {
     const e = r.economics;

@@ -9,20 +9,43 @@
  * for the summary rung or omitted, and the report says so).
  */
 import type { ImageItem, Item, SummaryItem } from '../transcript/items.js';
-import { cellSize, normalize, type CellName } from '../render/index.js';
+import {
+  layoutRows,
+  normalize,
+  variantCell,
+  variantId,
+  variantOf,
+  type CellName,
+  type Layout,
+  type Spacing,
+  type Variant,
+} from '../render/index.js';
 import { sum } from './elide.js';
 import { planSnapshot, type Segment, type SnapshotPlan } from './plan.js';
-import { formatItem, formatItems } from './text.js';
+import { formatItem, formatItems, type ToolInputFormat } from './text.js';
 import { cutAtOrAfter, validCuts } from './cuts.js';
 import { choosePage, type PageCandidate } from './page-width.js';
 import type { RungReport } from './types.js';
 
-/** Page geometry and price, from `bestPageShape` of the target profile. */
+/**
+ * Page geometry, variant and price, from `bestPageShape` of the target profile. Stored in the snapshot
+ * record, so it holds everything a replay needs to draw the same bytes.
+ */
 export interface PageSpec {
   width: number;
   height: number;
   cell: CellName;
   scale: number;
+  /** Blank font pixels right of and below every glyph. Absent in records before page variants: none. */
+  spacing?: Spacing;
+  /** Absent in records before page variants: 'lines'. */
+  layout?: Layout;
+  /**
+   * Canonical variant id of cell, scale, spacing and layout (`5x8+c1+r1`). Every page chosen since page
+   * variants has it, and with it a trimmed last page is sized by exact layout rows (`layoutRows`) and
+   * the header explains the layout; a record without it replays as it did before (`rowsUpperBound`).
+   */
+  variant?: string;
   /** Tokens one page costs under the profile's image rule. */
   tokens: number;
   /** The last page of each run is cut to the rows it uses (see `SnapshotOptions.tokensFor`). */
@@ -31,15 +54,22 @@ export interface PageSpec {
   compression?: 'default' | 'fastest';
 }
 
+/** What the rung passes to the renderer: render's options (docs/render.md) for one page spec. */
+export interface SnapshotRenderOptions {
+  shape: { width: number; height: number };
+  cell?: CellName;
+  scale?: number;
+  spacing?: Spacing;
+  layout?: Layout;
+  compression?: 'default' | 'fastest';
+}
+
 /** The two renderer entry points the rung needs (`src/render`: `countPages`, `render`). */
 export interface SnapshotRenderer {
-  countPages(
-    text: string,
-    options: { shape: { width: number; height: number }; cell?: PageSpec['cell']; scale?: number },
-  ): { pages: number; chars: number };
+  countPages(text: string, options: SnapshotRenderOptions): { pages: number; chars: number };
   render(
     text: string,
-    options: { shape: { width: number; height: number }; cell?: PageSpec['cell']; scale?: number },
+    options: SnapshotRenderOptions,
   ): Promise<{ pages: { width: number; height: number; chars: number; png: Uint8Array }[]; bytes: number }>;
 }
 
@@ -78,7 +108,15 @@ export interface SnapshotDecision {
   /** Runs that would have been imaged but did not fit the image limits. */
   overflow: { from: string; to: string }[];
   page: PageSpec;
+  /**
+   * How tool-call inputs are written in the imaged text (text.ts). Every pass writes 'fields'; a record
+   * without it is from before the reader layout and replays with 'json'.
+   */
+  text?: ToolInputFormat;
 }
+
+/** The tool-input format of the text of new snapshot passes. */
+export const SNAPSHOT_TEXT: ToolInputFormat = 'fields';
 
 export interface RenderedRun {
   from: number;
@@ -92,11 +130,25 @@ export interface RenderedRun {
 const base64 = (png: Uint8Array): string =>
   Buffer.from(png.buffer, png.byteOffset, png.byteLength).toString('base64');
 
-/** The text item that tells the model what the pages that follow are. */
+/** The text item that tells the model what the pages that follow are, and how to read them. */
 export function snapshotHeader(run: Item[], pages: number, page: PageSpec): string {
   const first = run[0]!;
   const last = run[run.length - 1]!;
-  return `Transcript of items ${first.id}..${last.id} (turns ${first.turn}-${last.turn}) as ${pages} image${pages === 1 ? '' : 's'} of ${page.cell} pixel text; read it as the conversation at this point.`;
+  const what = `Transcript of items ${first.id}..${last.id} (turns ${first.turn}-${last.turn}) as ${pages} image${pages === 1 ? '' : 's'}`;
+  // A record from before page variants keeps its header word for word (same request bytes on replay).
+  if (page.variant === undefined)
+    return `${what} of ${page.cell} pixel text; read it as the conversation at this point.`;
+  return `${what} of ${page.variant} pixel text; ${readingHint(page.layout ?? 'lines')} Read it as the conversation at this point.`;
+}
+
+/**
+ * How to read a layout, in words: blind readers did not notice the continuation mark and took wrapped
+ * rows for lines cut off at the edge (shared/LEGIBILITY.md), so the header says what the marks mean.
+ */
+export function readingHint(layout: Layout): string {
+  return layout === 'flow'
+    ? 'the text runs on: a ¶ mark ends each line and the next line starts right after it; a · stands for a space that indents a line or ends a row; rows simply wrap at the right edge and a line may go on into the next row.'
+    : 'each line starts a new row; a row that ends in the small hook-shaped mark in its last column is a long line that continues on the next row.';
 }
 
 /** Request items for one imaged run: a header summary item, then one image item per page. */
@@ -132,10 +184,13 @@ export function runItems(run: Item[], pages: RenderedRun['pages'], page: PageSpe
   return out;
 }
 
-/** Renders the runs listed in `decision.runs` (by id) and splices them into `items`. Used on replay. */
+/**
+ * Renders the runs listed in `decision.runs` (by id) and splices them into `items`. Used on replay:
+ * `decision.text` absent means a record from before the reader layout ('json').
+ */
 export async function applySnapshot(
   items: readonly Item[],
-  decision: Pick<SnapshotDecision, 'runs' | 'page'>,
+  decision: Pick<SnapshotDecision, 'runs' | 'page' | 'text'>,
   renderer: SnapshotRenderer,
 ): Promise<{ items: Item[]; rendered: RenderedRun[] }> {
   const index = new Map(items.map((it, i) => [it.id, i]));
@@ -154,20 +209,28 @@ export async function applySnapshot(
   const rendered: RenderedRun[] = [];
   for (const s of spans) {
     const run = items.slice(s.from, s.to);
-    const text = formatItems(run);
+    const text = formatItems(run, { toolInput: decision.text ?? 'json' });
     const pages = await renderPages(text, renderer, decision.page, decision.page.trim === true);
     rendered.push({ from: s.from, to: s.to, items: run, text, textTokens: 0, pages });
   }
   return { items: splice(items, rendered, decision.page), rendered };
 }
 
-function opts(page: PageSpec) {
+/** Render options of a page spec; a record from before page variants gives exactly the options it gave then. */
+function opts(page: PageSpec): SnapshotRenderOptions {
   return {
     shape: { width: page.width, height: page.height },
     cell: page.cell,
     scale: page.scale,
+    ...(page.spacing ? { spacing: page.spacing } : {}),
+    ...(page.layout ? { layout: page.layout } : {}),
     ...(page.compression ? { compression: page.compression } : {}),
   };
+}
+
+/** The full variant of a page spec (fields absent in older records take their defaults). */
+export function pageVariant(page: PageSpec): Variant {
+  return variantOf({ cell: page.cell, scale: page.scale, spacing: page.spacing, layout: page.layout });
 }
 
 function splice(items: readonly Item[], rendered: readonly RenderedRun[], page: PageSpec): Item[] {
@@ -218,19 +281,25 @@ export async function snapshot(
       cuts,
     });
   }
-  // Choose the page width for this pass's text, then count and render with it.
+  // Choose the page (variant and width) for this pass's text, then count and render with it.
   const texts = new Map<Segment, string>();
   for (const seg of plan.middle)
-    if (!seg.verbatim) texts.set(seg, formatItems(items.slice(seg.from, seg.to)));
+    if (!seg.verbatim)
+      texts.set(seg, formatItems(items.slice(seg.from, seg.to), { toolInput: SNAPSHOT_TEXT }));
   const chosenPage =
     options.pages && options.pages.length > 1
       ? choosePage([...texts.values()], options.pages, options.tokensFor)
       : options.page;
+  // The record carries the full variant, defaults included, so a replay draws the same bytes.
+  const variant = pageVariant(chosenPage);
   const base: PageSpec = {
     width: chosenPage.width,
     height: chosenPage.height,
-    cell: chosenPage.cell,
-    scale: chosenPage.scale,
+    cell: variant.cell,
+    scale: variant.scale,
+    spacing: { x: variant.spacing.x, y: variant.spacing.y },
+    layout: variant.layout,
+    variant: variantId(variant),
     tokens: chosenPage.tokens,
     ...(options.page.compression ? { compression: options.page.compression } : {}),
   };
@@ -328,7 +397,12 @@ export async function snapshot(
   const pages = rendered.reduce((s, r) => s + r.pages.length, 0);
   const imageTokens = rendered.reduce((s, r) => s + r.pages.reduce((t, p) => t + pageTokens(p), 0), 0);
   const ids = (s: { from: number; to: number }) => ({ from: items[s.from]!.id, to: items[s.to - 1]!.id });
-  const decision: SnapshotDecision = { runs: rendered.map(ids), overflow: overflow.map(ids), page };
+  const decision: SnapshotDecision = {
+    runs: rendered.map(ids),
+    overflow: overflow.map(ids),
+    page,
+    text: SNAPSHOT_TEXT,
+  };
   const textTokens = rendered.reduce((s, r) => s + r.textTokens, 0);
   const chars = rendered.reduce((s, r) => s + r.text.length, 0);
   const reasonParts: string[] = [];
@@ -388,9 +462,24 @@ function candidate(
   return { from, to, text, pages, textTokens, imageTokens };
 }
 
-/** Cell height in pixels at the page's scale. */
+/** Cell pitch in pixels: font cell plus spacing, at the page's scale. */
+function pitch(page: PageSpec): { width: number; height: number } {
+  return variantCell(pageVariant(page));
+}
+
+/** Cell height in pixels (the row pitch). */
 function cellHeight(page: PageSpec): number {
-  return cellSize(page.cell, page.scale).height;
+  return pitch(page).height;
+}
+
+/**
+ * Rows `text` takes on a page's columns: exact (`layoutRows`, in the page's layout) for pages chosen
+ * since page variants; `rowsUpperBound` for a record from before, whose trimmed last page must keep
+ * the height it had then.
+ */
+export function pageRows(text: string, page: PageSpec, cols: number = pageCols(page)): number {
+  if (page.variant === undefined) return rowsUpperBound(text, cols);
+  return layoutRows(text, { cols, cell: page.cell, layout: page.layout ?? 'lines' });
 }
 
 /**
@@ -418,11 +507,11 @@ export function rowsUpperBound(text: string, cols: number): number {
 
 /** Columns of a page. */
 function pageCols(page: PageSpec): number {
-  return Math.floor(page.width / cellSize(page.cell, page.scale).width);
+  return Math.floor(page.width / pitch(page).width);
 }
 
 /**
- * Pages and image tokens of `text` (upper bounds, from `rowsUpperBound`): full pages, and with
+ * Pages and image tokens of `text` (rows from `pageRows`): full pages, and with
  * `tokensFor` a last page cut to its rows.
  */
 export function pageCost(
@@ -433,7 +522,7 @@ export function pageCost(
   if (text.length === 0) return { pages: 0, imageTokens: 0 };
   const ch = cellHeight(page);
   const perPage = Math.floor(page.height / ch);
-  const rows = rowsUpperBound(text, pageCols(page));
+  const rows = pageRows(text, page);
   const pages = Math.ceil(rows / perPage);
   if (!tokensFor) return { pages, imageTokens: pages * page.tokens };
   const lastRows = Math.max(2, rows - (pages - 1) * perPage);
@@ -469,7 +558,7 @@ export async function renderPages(
   const cols = pageCols(page);
   // Rows that surely hold `t`, or undefined when it may need a full page or more.
   const rowsFor = (t: string): number | undefined => {
-    const rows = Math.max(2, rowsUpperBound(t, cols));
+    const rows = Math.max(2, pageRows(t, page, cols));
     return rows < perPage ? rows : undefined;
   };
   const short = async (t: string, rows: number) =>
@@ -524,5 +613,4 @@ function newestPartThatFits(
 }
 
 /** A header of typical length, for the worth-it test before the real header is known. */
-const snapshotHeaderSize =
-  '<summary from="i000001" to="i000002">Transcript of items i000001..i000002 (turns 10-20) as 10 images of 4x6 pixel text; read it as the conversation at this point.</summary>';
+const snapshotHeaderSize = `<summary from="i000001" to="i000002">Transcript of items i000001..i000002 (turns 10-20) as 10 images of 5x8+c1+r1 pixel text; ${readingHint('lines')} Read it as the conversation at this point.</summary>`;

@@ -205,7 +205,11 @@ export async function summarize(items: readonly Item[], options: SummarizeOption
       `summarize: summarizer window ${options.window} leaves ${budget} tokens for the source after ${maxTokens} output and ${overhead} prompt`,
     );
   }
-  const chunks = chunkTranscript(source.map(formatItem), budget, estimate);
+  const chunks = chunkTranscript(
+    source.map((it) => formatItem(it)),
+    budget,
+    estimate,
+  );
   let calls = 0;
   const call = async (system: string, user: string) => {
     calls++;

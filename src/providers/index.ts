@@ -49,3 +49,18 @@ export {
 } from './page-shape.js';
 export { pngBytesMax, base64Size } from './png-size.js';
 export { parseOverflowError, type OverflowInfo } from './overflow.js';
+export {
+  DEFAULT_MAX_CER,
+  READER_FAMILY_PATTERN,
+  LegibilityDataError,
+  builtInLegibility,
+  measuredCer,
+  mergeLegibility,
+  readableVariants,
+  validateLegibility,
+  type LegibilityEntry,
+  type LegibilityMeasurement,
+  type LegibilitySelection,
+  type LegibilityTable,
+  type ReadableVariant,
+} from './legibility.js';

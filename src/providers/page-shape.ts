@@ -7,7 +7,8 @@
  * page inside each step lies on the grid or on a limit. Enumerating those sides (a few thousand pairs)
  * and keeping the best is exact, and the same code serves every rule.
  */
-import { cellSize, type CellName } from '../render/cells.js';
+import type { CellName } from '../render/cells.js';
+import { variantCell, variantId, variantOf, type Variant } from '../render/variant.js';
 import { unresizedCost, unresizedTokensFn } from './image-tokens.js';
 import { base64Size, pngBytesMax } from './png-size.js';
 import type { Profile } from './types.js';
@@ -15,6 +16,11 @@ import type { Profile } from './types.js';
 export interface PageShapeOptions {
   cell?: CellName;
   scale?: number;
+  /**
+   * A page variant (id such as `5x8+c1+r1`, or a Variant; docs/renderer.md): wins over `cell` and
+   * `scale`. Its spacing widens the cell pitch; its layout does not change the shape.
+   */
+  variant?: string | Variant;
   /** Images the request will carry in all (Anthropic: more than 20 → every side ≤ 2000 px). */
   imagesInRequest?: number;
   /** Force a detail level instead of the profile's page levels. */
@@ -22,6 +28,8 @@ export interface PageShapeOptions {
 }
 
 export interface PageShapeChoice {
+  /** Canonical id of the variant the page was sized for (e.g. `4x6`, `5x8+c1+r1`). */
+  variant: string;
   width: number;
   height: number;
   tokens: number;
@@ -108,7 +116,7 @@ function checkCount(v: number, name: string): void {
 
 /**
  * The page shape carrying the most characters per billed token that `profile`'s provider neither
- * resizes nor rejects, for glyph `cell` at integer `scale`. Throws for a model without vision (it cannot
+ * resizes nor rejects, for glyph `cell` at integer `scale` (or `variant`). Throws for a model without vision (it cannot
  * read pages: use a summary) and for bad options.
  */
 export function bestPageShape(profile: Profile, options: PageShapeOptions = {}): PageShapeChoice {
@@ -129,11 +137,12 @@ export function bestPageShape(profile: Profile, options: PageShapeOptions = {}):
   // and the per-image byte share, so counts that agree on both share an answer.
   const many = profile.images.manyImages;
   const bucket = `${many !== undefined && imagesInRequest > many.above ? 'many' : 'few'}:${perImageBytes(profile, imagesInRequest)}`;
-  const key = `${options.cell ?? '4x6'}|${options.scale ?? 1}|${bucket}|${options.detail ?? ''}`;
+  const variant = variantOf(options);
+  const key = `${variantId(variant)}|${bucket}|${options.detail ?? ''}`;
   let perProfile = memo.get(profile);
   const hit = perProfile?.get(key);
   if (hit) return { ...hit };
-  const choice = searchPageShape(profile, options);
+  const choice = searchPageShape(profile, variant, options);
   if (!perProfile) memo.set(profile, (perProfile = new Map()));
   perProfile.set(key, choice);
   return { ...choice };
@@ -149,8 +158,8 @@ function perImageBytes(profile: Profile, imagesInRequest: number): number {
   );
 }
 
-function searchPageShape(profile: Profile, options: PageShapeOptions): PageShapeChoice {
-  const cell = cellSize(options.cell ?? '4x6', options.scale ?? 1);
+function searchPageShape(profile: Profile, variant: Variant, options: PageShapeOptions): PageShapeChoice {
+  const cell = variantCell(variant);
   const imagesInRequest = options.imagesInRequest ?? 1;
   const r = profile.image;
   const details: (string | undefined)[] =
@@ -213,9 +222,7 @@ function searchPageShape(profile: Profile, options: PageShapeOptions): PageShape
     }
   }
   if (!found) {
-    throw new Error(
-      `no page of cell ${options.cell ?? '4x6'} at scale ${options.scale ?? 1} fits ${profile.family} without resizing`,
-    );
+    throw new Error(`no page of variant ${variantId(variant)} fits ${profile.family} without resizing`);
   }
   // The winner's cost from the reference rule: the same tokens, and the detail level as applied.
   const cost = unresizedCost(profile, bw, bh, bDetail === undefined ? {} : { detail: bDetail });
@@ -223,6 +230,7 @@ function searchPageShape(profile: Profile, options: PageShapeOptions): PageShape
   if (cost?.tokens !== bTokens) throw new Error(`page search disagrees with the image rule at ${bw}x${bh}`);
   const verified = r.kind !== 'flat' || r.verified;
   const choice: PageShapeChoice = {
+    variant: variantId(variant),
     width: bw,
     height: bh,
     tokens: bTokens,

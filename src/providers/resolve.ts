@@ -136,8 +136,10 @@ export function conservativeProfile(profiles: Iterable<Profile> = listProfiles()
   const base = all.find((p) => p.family === 'gpt') ?? all[0];
   /* c8 ignore next */
   if (!base) throw new Error('no profiles registered');
+  // Nobody knows who reads for an unknown model: no reader family (the page choice says so).
+  const { readerFamily: _reader, ...rest } = base;
   return {
-    ...base,
+    ...rest,
     family: 'unknown',
     name: 'Unknown model (most conservative figures of all profiles)',
     contextWindow: min((p) => p.contextWindow),

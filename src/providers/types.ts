@@ -150,6 +150,11 @@ export interface Profile {
   contextWindow: number;
   maxOutput: number;
   vision: boolean;
+  /**
+   * Which family of vision readers the model belongs to (`claude`, `gpt`, `gemini`): the key under
+   * which the legibility table (legibility.json) holds measured error rates of snapshot pages.
+   */
+  readerFamily?: string;
   images: ImageLimits;
   image: ImageRule;
   cache: CacheMultipliers;

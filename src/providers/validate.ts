@@ -256,6 +256,7 @@ export const PROFILE_KEYS = [
   'contextWindow',
   'maxOutput',
   'vision',
+  'readerFamily',
   'images',
   'image',
   'cache',
@@ -326,6 +327,15 @@ export function validateProfile(v: unknown, path: string, refs: ReadonlyMap<stri
     }
   });
 
+  const readerFamily = o.readerFamily === undefined ? undefined : str(o.readerFamily, `${path}.readerFamily`);
+  if (readerFamily !== undefined && !FAMILY_PATTERN.test(readerFamily)) {
+    fail(
+      `${path}.readerFamily`,
+      'a reader family: lower case, digits and dashes (claude, gpt, gemini)',
+      readerFamily,
+    );
+  }
+
   return {
     family,
     provider: oneOf(o.provider, PROVIDERS, `${path}.provider`),
@@ -333,6 +343,7 @@ export function validateProfile(v: unknown, path: string, refs: ReadonlyMap<stri
     contextWindow,
     maxOutput,
     vision: bool(o.vision, `${path}.vision`),
+    ...(readerFamily === undefined ? {} : { readerFamily }),
     images,
     image: validateImageRule(o.image, `${path}.image`),
     cache,

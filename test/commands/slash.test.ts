@@ -92,6 +92,14 @@ describe('slash commands', () => {
     dirs.push(dir);
     let ws = Workspace.open(dir);
     const history = loaded(ws.history('conv'));
+    // The example fits after /compact at the legible default page (6x10, ~1.5× fewer tokens than text)
+    // from 70k, and near the target a cold cache would compact again early (economics.ts): a warm
+    // cache, so that what is tested is the replay.
+    const compaction = {
+      model: 'claude-sonnet-4-5',
+      budget: { window: 70_000 },
+      cache: { lastCallAt: 0, now: 1 },
+    };
     await runSlash('/compact', { history, compaction });
     const sent = await prepareRequest(history.path(), compaction);
     expect(sent.records).toEqual([]);

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -23,7 +23,7 @@ describe('glyphfold compact', () => {
       '--model',
       'claude-sonnet-4-5',
       '--budget',
-      '60000',
+      '70000',
       '--out',
       dir,
     ]);
@@ -31,7 +31,13 @@ describe('glyphfold compact', () => {
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/compacted .*session\.claude\.jsonl \(claude-code, \d+ items\)/);
     expect(r.out).toMatch(/elide +[\d,]+ → [\d,]+/);
-    expect(r.out).toMatch(/snapshot vs text: [\d,]+ image tokens for [\d,]+ text tokens = [\d.]+× fewer/);
+    // The page is the most legible measured variant (nothing is within the 1% floor for claude yet).
+    expect(r.out).toMatch(
+      /snapshot vs text: [\d,]+ image tokens for [\d,]+ text tokens = [\d.]+× fewer; expected CER 1\.6% \(claude readers, floor 1\.0%; shared\/LEGIBILITY\.md/,
+    );
+    expect(r.out).toMatch(
+      /snapshot legibility: no page variant is measured within CER 1\.0% for claude readers/,
+    );
     expect(r.out).toMatch(/\(fits\)/);
     const files = readdirSync(dir).sort();
     expect(files).toContain('request.json');
@@ -44,7 +50,13 @@ describe('glyphfold compact', () => {
     };
     expect(body.model).toBe('claude-sonnet-4-5');
     // The first page decodes back to transcript text.
-    const text = decode([readFileSync(join(dir, pages[0]!))]);
+    const records = JSON.parse(readFileSync(join(dir, 'records.json'), 'utf8')) as {
+      rung: string;
+      params: { page: { variant: string } };
+    }[];
+    const variant = records.find((x) => x.rung === 'snapshot')!.params.page.variant;
+    expect(variant).toBe('6x10');
+    const text = decode([readFileSync(join(dir, pages[0]!))], { variant });
     expect(text).toMatch(/^--- /);
   });
 
@@ -83,5 +95,69 @@ describe('glyphfold compact', () => {
     expect(bad.err).toMatch(/--rungs expects names from elide, shed, snapshot, summarize, found 'fold'/);
     const budget = await run(['compact', example, '--model', 'm', '--out', '/tmp/x', '--budget', 'lots']);
     expect(budget.err).toMatch(/--budget expects tokens/);
+    const cer = await run(['compact', example, '--model', 'm', '--out', '/tmp/x', '--max-cer', '150%']);
+    expect(cer.code).toBe(2);
+    expect(cer.err).toMatch(/--max-cer expects an error rate from 0 to 1 or 0% to 100% .*found '150%'/);
+    const variant = await run(['compact', example, '--model', 'm', '--out', '/tmp/x', '--variant', '5x8+q1']);
+    expect(variant.code).toBe(2);
+    expect(variant.err).toMatch(/--variant: variant '5x8\+q1': unknown modifier 'q1'/);
+  });
+
+  it('chooses pages under --max-cer, from --legibility measurements first, or as --variant says', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'glyphfold-compact-'));
+    dirs.push(dir);
+    const base = ['compact', example, '--model', 'claude-sonnet-4-5', '--budget', '70000', '--force'];
+    const loose = await run([...base, '--out', join(dir, 'a'), '--max-cer', '5%', '--json']);
+    const a = JSON.parse(loose.out) as {
+      report: { snapshot: { variant: string; legibility: { cer: number } } };
+    };
+    expect(['6x10', '5x8+c1+r1', '4x6+s2']).toContain(a.report.snapshot.variant);
+    expect(a.report.snapshot.legibility.cer).toBeLessThanOrEqual(0.05);
+    writeFileSync(
+      join(dir, 'mine.json'),
+      JSON.stringify({
+        version: 1,
+        variants: [
+          {
+            variant: '5x8+r1+flow',
+            cer: {
+              claude: {
+                cer: 0.007,
+                chars: 3000,
+                readers: 2,
+                date: '2026-12-01',
+                source: 'probe of 2026-12-01',
+              },
+            },
+          },
+        ],
+      }),
+    );
+    const own = await run([...base, '--out', join(dir, 'b'), '--legibility', join(dir, 'mine.json')]);
+    expect(own.code).toBe(0);
+    expect(own.out).toMatch(/\(5x8\+r1\+flow\)/);
+    expect(own.out).toMatch(/expected CER 0\.7% \(claude readers, floor 1\.0%; probe of 2026-12-01\)/);
+    expect(own.out).not.toMatch(/snapshot legibility:/);
+    const records = JSON.parse(readFileSync(join(dir, 'b', 'records.json'), 'utf8')) as {
+      rung: string;
+      params: { page: Record<string, unknown>; text: string };
+    }[];
+    const page = records.find((r) => r.rung === 'snapshot')!.params.page;
+    expect(page).toMatchObject({
+      cell: '5x8',
+      scale: 1,
+      spacing: { x: 0, y: 1 },
+      layout: 'flow',
+      variant: '5x8+r1+flow',
+    });
+    const forced = await run([...base, '--out', join(dir, 'c'), '--variant', '4x6']);
+    expect(forced.out).toMatch(/expected CER 31\.7% \(claude readers, variant chosen by the caller;/);
+    writeFileSync(
+      join(dir, 'bad.json'),
+      JSON.stringify({ variants: [{ variant: '5x8', cer: { claude: { cer: 9 } } }] }),
+    );
+    const bad = await run([...base, '--out', join(dir, 'd'), '--legibility', join(dir, 'bad.json')]);
+    expect(bad.code).toBe(1);
+    expect(bad.err).toMatch(/variants\[0\]\.cer\.claude\.cer: expected a rate from 0 to 1/);
   });
 });

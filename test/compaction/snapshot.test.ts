@@ -54,10 +54,11 @@ function appendRecords(path: readonly Item[], records: { kind: 'compaction' }[])
 
 describe('snapshot rung with the real renderer and profiles', () => {
   for (const model of ['claude-sonnet-4-5', 'gpt-5.4']) {
-    it(`images English prose at least 6× cheaper than text on ${model}`, async () => {
+    it(`images English prose at least 6× cheaper than text on ${model} in 4x6`, async () => {
       const b = proseHistory(30, 8000);
-      const r = await prepareRequest(b.items, { model, budget: { window: 60_000 } });
+      const r = await prepareRequest(b.items, { model, budget: { window: 60_000 }, variant: '4x6' });
       const s = r.report.snapshot!;
+      expect(s.variant).toBe('4x6');
       expect(s.pages).toBeGreaterThan(1);
       expect(s.ratio).toBeGreaterThanOrEqual(6);
       expect(r.report.fits).toBe(true);
@@ -103,11 +104,13 @@ describe('snapshot rung with the real renderer and profiles', () => {
   });
 
   it('gives the same bytes for the same input, and a rebuild from the record matches', async () => {
-    const b = proseHistory(20, 6000);
+    const b = proseHistory(14, 6000);
     const before = JSON.stringify(b.items);
     const one = await prepareRequest(b.items, { model: 'claude-sonnet-4-5', budget: { window: 40_000 } });
     const two = await prepareRequest(b.items, { model: 'claude-sonnet-4-5', budget: { window: 40_000 } });
     expect(JSON.stringify(one.body)).toBe(JSON.stringify(two.body));
+    expect(one.records.map((r) => r.rung)).toContain('snapshot');
+    expect(one.report.fits).toBe(true);
     expect(JSON.stringify(b.items)).toBe(before);
     const path = appendRecords(b.items, one.records);
     const rebuilt = await rebuildRequest(path, RENDERER);

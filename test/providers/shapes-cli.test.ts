@@ -15,10 +15,18 @@ describe('glyphfold shapes', () => {
     const { code, out } = await run(['shapes']);
     expect(code).toBe(0);
     for (const m of DEFAULT_SHAPE_MODELS) expect(out).toContain(m);
+    // Default floor 1%: nothing is measured within it, so the most legible measured variant (6x10).
     expect(out).toMatch(
-      /claude-opus-4-7\s+Claude Opus 4.7\s+anthropic\s+1652×2268\s+-\s+4779\s+156114\s+32.7\s+8.2×\s+20/,
+      /claude-opus-4-7\s+Claude Opus 4.7\s+anthropic\s+1764×2100\s+-\s+4725\s+61740\s+13.1\s+3.3×\s+20\s+6x10\s+1\.6% \*/,
     );
-    expect(out).toMatch(/gpt-4o\s+GPT-4o\s+openai\s+512×2048\s+high\s+765\s+43648\s+57.1\s+14.3×\s+1500/);
+    expect(out).toMatch(
+      /gpt-4o\s+GPT-4o\s+openai\s+2048×512\s+high\s+765\s+17391\s+22.7\s+5.7×\s+1500\s+6x10\s+1\.6% \(claude\) \*/,
+    );
+    expect(out).toMatch(/legibility \(floor 1\.0%\):\n {2}measured: shared\/LEGIBILITY\.md/);
+    expect(out).toMatch(
+      /\* no legibility measurement for gpt readers; using the most legible variant measured for any family: 6x10/,
+    );
+    expect(out).toMatch(/\* no page variant is measured within CER 1\.0% for claude readers/);
     expect(out).toMatch(/o3-mini.*no vision/);
     expect(out).toMatch(/gemini-3-pro.*\(unverified\)/);
     expect(out).toContain('vs text (4 ch/tok)');
@@ -57,6 +65,44 @@ describe('glyphfold shapes', () => {
     expect(Math.max(claude!.shape.width, claude!.shape.height)).toBeLessThanOrEqual(2000);
     expect(claude!.shape.cols).toBe(Math.floor(claude!.shape.width / 10));
     expect(gpt!.compression).toBeCloseTo(gpt!.shape.charsPerToken / 3.5, 10);
+  });
+
+  it('shows the 4x6 page and its error rate with --cell, and chooses under --max-cer', async () => {
+    const dense = await run(['shapes', '--model', 'claude-opus-4-7', '--cell', '4x6']);
+    expect(dense.out).toMatch(
+      /claude-opus-4-7\s+Claude Opus 4.7\s+anthropic\s+1652×2268\s+-\s+4779\s+156114\s+32.7\s+8.2×\s+20\s+4x6\s+31\.7%\n/,
+    );
+    const loose = await run(['shapes', '--model', 'claude-opus-4-7', '--max-cer', '0.05', '--json']);
+    const row = (
+      JSON.parse(loose.out) as { rows: { shape: { variant: string }; legibility: { cer: number } }[] }
+    ).rows[0]!;
+    // Admitted: 6x10 (1.6%), 5x8+c1+r1 (4.0%), 4x6+s2 (4.5%); the 6×9-pixel cell carries the most per token.
+    expect(row.shape.variant).toBe('5x8+c1+r1');
+    expect(row.legibility.cer).toBe(0.04);
+    const dir = await mkdtemp(join(tmpdir(), 'glyphfold-shapes-'));
+    try {
+      await writeFile(
+        join(dir, 'probe.json'),
+        JSON.stringify({
+          variants: [
+            {
+              variant: '4x6+r1',
+              cer: {
+                gpt: { cer: 0.009, chars: 2500, readers: 2, date: '2026-12-01', source: 'my gpt probe' },
+              },
+            },
+          ],
+        }),
+      );
+      const own = await run(['shapes', '--model', 'gpt-5.4', '--legibility', 'probe.json'], dir);
+      expect(own.out).toMatch(/gpt-5.4 .*4x6\+r1\s+0\.9%\n/);
+      expect(own.out).toContain('measured: my gpt probe');
+      const bad = await run(['shapes', '--max-cer', 'x']);
+      expect(bad.code).toBe(2);
+      expect(bad.err).toMatch(/--max-cer expects an error rate/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('reads a profile file that overrides a model', async () => {

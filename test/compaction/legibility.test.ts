@@ -1,0 +1,306 @@
+/**
+ * Snapshot pages chosen by measured legibility (issue 10): the variant admitted by the floor for the
+ * model's reader family, the fallbacks and their notes, the user's table over the built-in one, the
+ * full variant in the record, and records from before page variants replaying byte for byte.
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { choosePage, lineHistogram, totalRows, type PageCandidate } from '../../src/compaction/page-width.js';
+import { pageLegibility, prepareRequest, RENDERER, setupCompaction } from '../../src/compaction/policy.js';
+import { rebuildRequest } from '../../src/compaction/record.js';
+import { formatReport } from '../../src/compaction/report.js';
+import { snapshotHeader, type PageSpec } from '../../src/compaction/snapshot.js';
+import { formatItems } from '../../src/compaction/text.js';
+import { bestPageShape, resolveProfile } from '../../src/providers/index.js';
+import { decode, layoutRows, normalize } from '../../src/render/index.js';
+import type { ImageItem, Item } from '../../src/transcript/items.js';
+import { Builder } from './builder.js';
+
+/** A coding session: prose, file writes with multi-line contents, logs with numbers. */
+function session(turns: number): Builder {
+  const b = new Builder();
+  b.person('Task: make the scheduler retry failed jobs. Keep the public API.');
+  for (let t = 0; t < turns; t++) {
+    b.model(`Step ${t}: I will read the job table and then write the retry module for queue ${t}.`);
+    const lines = Array.from(
+      { length: 40 },
+      (_, k) => `  if (job.attempts > ${k}) await sleep(${k * 250}); // backoff step ${k} of queue ${t}`,
+    );
+    b.tool('Write', { file_path: `src/retry-${t}.ts`, content: lines.join('\n') + '\n' }, 'written');
+    const log = Array.from(
+      { length: 50 },
+      (_, k) =>
+        `[${(1000 + t * 50 + k) / 10}s] job ${t}-${k} attempt ${k % 4} state=${k % 3 ? 'ok' : 'retry'}`,
+    );
+    b.tool('Bash', { command: `npm test -- retry-${t}` }, log.join('\n'));
+    b.person(`Looks good, go on with queue ${t + 1}.`);
+  }
+  b.model('All queues retry now.');
+  return b;
+}
+
+function appendRecords(path: readonly Item[], records: readonly { kind: 'compaction' }[]): Item[] {
+  const out = path.slice();
+  for (const r of records) {
+    const last = out[out.length - 1]!;
+    out.push({ ...r, id: `c${out.length}`, parent: last.id, turn: last.turn, time: last.time } as Item);
+  }
+  return JSON.parse(JSON.stringify(out)) as Item[];
+}
+
+const sha = (b: string | Uint8Array) => createHash('sha256').update(b).digest('hex');
+const m = (cer: number, source: string) => ({ cer, chars: 2400, readers: 3, date: '2026-12-01', source });
+
+describe('the page variant, chosen by legibility', () => {
+  it('takes the most legible measured variant when none is within the floor, and says so (claude)', async () => {
+    const b = session(12);
+    const r = await prepareRequest(b.items, { model: 'claude-sonnet-4-5', budget: { window: 30_000 } }, true);
+    const s = r.report.snapshot!;
+    // Built-in table: nothing measured within 1% for claude; 6x10 is the most legible (1.6%).
+    expect(s.variant).toBe('6x10');
+    expect(s.legibility).toMatchObject({
+      cer: 0.016,
+      family: 'claude',
+      readerFamily: 'claude',
+      fallback: 'family',
+    });
+    expect(s.legibility.source).toContain('LEGIBILITY.md');
+    const text = formatReport(r.report);
+    expect(text).toMatch(
+      /= [\d.]+× fewer; expected CER 1\.6% \(claude readers, floor 1\.0%; shared\/LEGIBILITY\.md/,
+    );
+    expect(text).toMatch(
+      /snapshot legibility: no page variant is measured within CER 1\.0% for claude readers/,
+    );
+  });
+
+  it('takes the most legible variant of any family when the family has none, and says so (gpt)', async () => {
+    const b = session(12);
+    const r = await prepareRequest(b.items, { model: 'gpt-5.4', budget: { window: 30_000 } }, true);
+    const s = r.report.snapshot!;
+    expect(s.variant).toBe('6x10');
+    expect(s.legibility).toMatchObject({
+      cer: 0.016,
+      family: 'claude',
+      readerFamily: 'gpt',
+      fallback: 'any-family',
+    });
+    const text = formatReport(r.report);
+    expect(text).toMatch(/expected CER 1\.6% \(measured with claude readers/);
+    expect(text).toMatch(
+      /no legibility measurement for gpt readers; using the most legible variant measured for any family: 6x10/,
+    );
+  });
+
+  it('picks the cheapest admissible variant for the text under a looser floor', async () => {
+    const b = session(12);
+    const options = { model: 'claude-sonnet-4-5', budget: { window: 30_000 }, snapshot: { maxCer: 0.05 } };
+    const setup = setupCompaction(options);
+    const admitted = [...setup.legibility!.expected.keys()];
+    expect(admitted).toEqual(['6x10', '5x8+c1+r1', '4x6+s2']);
+    // Candidates span every admitted variant, each at several widths.
+    const variants = new Set(setup.pages!.map((p) => p.variant));
+    expect(variants).toEqual(new Set(admitted));
+    const r = await prepareRequest(b.items, options, true);
+    const s = r.report.snapshot!;
+    expect(admitted).toContain(s.variant);
+    expect(s.legibility.fallback).toBeUndefined();
+    expect(formatReport(r.report)).not.toMatch(/snapshot legibility:/);
+    // No admitted variant, forced, holds this history's imaged text in fewer tokens.
+    for (const v of admitted) {
+      const forced = await prepareRequest(b.items, { ...options, variant: v }, true);
+      const f = forced.report.snapshot!;
+      expect(f.variant).toBe(v);
+      if (v !== s.variant)
+        expect(s.imageTokens / s.chars).toBeLessThanOrEqual((f.imageTokens / f.chars) * 1.02);
+    }
+  });
+
+  it('lets the user’s own measurements take precedence over the built-in table', async () => {
+    const b = session(12);
+    const legibility = {
+      variants: [
+        { variant: '5x8+r1+flow', cer: { claude: m(0.006, 'my probe, run 7') } },
+        { variant: '6x10', cer: { gpt: m(0.008, 'my probe, run 8') } },
+      ],
+    };
+    const r = await prepareRequest(
+      b.items,
+      { model: 'claude-sonnet-4-5', budget: { window: 30_000 }, legibility },
+      true,
+    );
+    const s = r.report.snapshot!;
+    expect(s.variant).toBe('5x8+r1+flow');
+    expect(s.legibility).toMatchObject({ cer: 0.006, family: 'claude', source: 'my probe, run 7' });
+    expect(s.legibility.fallback).toBeUndefined();
+    const g = pageLegibility(resolveProfile('gpt-5.4').profile, { model: 'gpt-5.4', legibility });
+    expect([...g.expected.keys()]).toEqual(['6x10']);
+    expect(g.fallback).toBeUndefined();
+    // Bad options are the caller's error, named: a table, a floor, a variant.
+    expect(() => setupCompaction({ model: 'gpt-5.4', legibility: { variants: [{ variant: 'x' }] } })).toThrow(
+      /options\.legibility\.variants\[0\]\.variant: unknown cell 'x'/,
+    );
+    expect(() => setupCompaction({ model: 'gpt-5.4', snapshot: { maxCer: 1.5 } })).toThrow(
+      /maxCer must be a rate from 0 to 1/,
+    );
+    expect(() => setupCompaction({ model: 'gpt-5.4', variant: '6x10+z' })).toThrow(/unknown modifier 'z'/);
+    // A model without vision needs none of it.
+    expect(setupCompaction({ model: 'o3-mini', snapshot: { maxCer: 0.02 } }).page).toBeUndefined();
+  });
+
+  it('reports a forced variant with its measured CER, or as unmeasured', async () => {
+    const b = session(12);
+    const forced = await prepareRequest(
+      b.items,
+      { model: 'claude-sonnet-4-5', budget: { window: 30_000 }, variant: '4x6' },
+      true,
+    );
+    expect(forced.report.snapshot!.legibility).toMatchObject({ cer: 0.317, forced: true });
+    expect(formatReport(forced.report)).toMatch(
+      /expected CER 31\.7% \(claude readers, variant chosen by the caller;/,
+    );
+    const unmeasured = await prepareRequest(
+      b.items,
+      { model: 'claude-sonnet-4-5', budget: { window: 30_000 }, variant: '6x10+flow' },
+      true,
+    );
+    expect(formatReport(unmeasured.report)).toMatch(
+      /expected CER unknown: no measurement of this variant for claude's readers/,
+    );
+  });
+});
+
+describe('the record carries the full variant', () => {
+  for (const variant of ['5x8+c1+r1', '6x10+r1+flow', '4x6+s2']) {
+    it(`replays ${variant} pages byte for byte, and they decode to the text`, async () => {
+      const b = session(10);
+      const options = { model: 'claude-sonnet-4-5', budget: { window: 30_000 }, variant };
+      const r = await prepareRequest(b.items, options, true);
+      const rec = r.records.find((x) => x.rung === 'snapshot')!;
+      const page = rec.params['page'] as PageSpec;
+      const v = variant.split('+');
+      expect(page.variant).toBe(variant);
+      expect(page.cell).toBe(v[0]);
+      expect(page.layout).toBe(variant.endsWith('+flow') ? 'flow' : 'lines');
+      expect(page.spacing).toEqual({
+        x: variant.includes('+c1') ? 1 : 0,
+        y: variant.includes('+r1') ? 1 : 0,
+      });
+      expect(page.scale).toBe(variant.includes('+s2') ? 2 : 1);
+      expect(rec.params['text']).toBe('fields');
+      const path = appendRecords(b.items, r.records);
+      const rebuilt = await rebuildRequest(path, RENDERER);
+      expect(JSON.stringify(rebuilt.items)).toBe(JSON.stringify(r.items));
+      // Each imaged run's pages decode, with the variant, to its transcript text.
+      const first = r.rendered[0]!;
+      expect(
+        decode(
+          first.pages.map((p) => p.png),
+          { variant },
+        ),
+      ).toBe(normalize(first.text));
+      expect(first.text).toContain('file_path: src/retry-');
+      // The trimmed last page is exactly as tall as its rows.
+      const header = r.items.find((i) => i.kind === 'summary')!;
+      expect(header.kind === 'summary' && header.text).toContain(`pixel text`);
+    });
+  }
+
+  it('rejects a record whose variant fields disagree, or whose text format is unknown', async () => {
+    const b = session(10);
+    const r = await prepareRequest(b.items, { model: 'claude-sonnet-4-5', budget: { window: 30_000 } }, true);
+    const rec = r.records.find((x) => x.rung === 'snapshot')!;
+    const bad = {
+      ...rec,
+      params: { ...rec.params, page: { ...(rec.params['page'] as object), layout: 'flow' } },
+    };
+    await expect(rebuildRequest(appendRecords(b.items, [bad]), RENDERER)).rejects.toThrow(
+      /params\.page\.variant is '6x10' but its cell, scale, spacing and layout make '6x10\+flow'/,
+    );
+    const text = { ...rec, params: { ...rec.params, text: 'yaml' } };
+    await expect(rebuildRequest(appendRecords(b.items, [text]), RENDERER)).rejects.toThrow(
+      /params\.text must be 'fields' or 'json', found "yaml"/,
+    );
+  });
+
+  it('replays a record written before page variants exactly as it was sent then', async () => {
+    // Written by glyphfold at commit 5efd291: page { width, height, cell, scale, tokens, trim,
+    // compression }, no variant fields, no params.text; tool inputs then were one line of JSON.
+    const fixture = JSON.parse(
+      readFileSync(new URL('../fixtures/compaction/legacy-snapshot.json', import.meta.url), 'utf8'),
+    ) as {
+      path: Item[];
+      replay: { pages: { width: number; height: number; sha256: string }[]; itemsSha256: string };
+    };
+    const rec = fixture.path.find((i) => i.kind === 'compaction' && i.rung === 'snapshot')!;
+    expect(rec.kind === 'compaction' && rec.params['page']).not.toHaveProperty('variant');
+    const rebuilt = await rebuildRequest(fixture.path, RENDERER);
+    const pages = rebuilt.items
+      .filter((i): i is ImageItem => i.kind === 'image')
+      .map((i) => ({ width: i.width, height: i.height, sha256: sha(Buffer.from(i.data, 'base64')) }));
+    expect(pages).toEqual(fixture.replay.pages);
+    expect(sha(JSON.stringify(rebuilt.items))).toBe(fixture.replay.itemsSha256);
+  });
+});
+
+describe('headers and page choice per layout', () => {
+  const run = new Builder();
+  run.person('hi');
+  run.model('hello');
+  const base = { width: 600, height: 600, cell: '6x10' as const, scale: 1, tokens: 500 };
+
+  it('tells the model how to read each layout', () => {
+    const flow = snapshotHeader(run.items, 2, { ...base, layout: 'flow', variant: '6x10+flow' });
+    expect(flow).toContain('as 2 images of 6x10+flow pixel text');
+    expect(flow).toMatch(/a ¶ mark ends each line .* rows simply wrap at the right edge/);
+    const lines = snapshotHeader(run.items, 1, { ...base, layout: 'lines', variant: '6x10' });
+    expect(lines).toMatch(/a row that ends in the small hook-shaped mark .* continues on the next row/);
+    // A record from before page variants keeps its header word for word.
+    expect(snapshotHeader(run.items, 1, base)).toBe(
+      'Transcript of items i1..i2 (turns 1-1) as 1 image of 6x10 pixel text; read it as the conversation at this point.',
+    );
+  });
+
+  it('counts rows of normalized text as the renderer lays them out, in both layouts', () => {
+    const texts = [formatItems(session(2).items), 'short\nlines\n\nonly', 'x'.repeat(250), 'a\n'.repeat(30)];
+    for (const t of texts.map(normalize)) {
+      for (const cols of [20, 80, 97]) {
+        const h = lineHistogram(t);
+        expect(totalRows(h, cols, 'flow')).toBe(layoutRows(t, { cols, layout: 'flow' }));
+        expect(totalRows(h, cols, 'lines')).toBe(layoutRows(t, { cols, layout: 'lines' }));
+      }
+    }
+  });
+
+  it('prefers flow for short lines at the same pitch, and the more legible variant on a tie', () => {
+    const cand = (over: Partial<PageCandidate>): PageCandidate => ({
+      ...base,
+      cols: 100,
+      rowsPerPage: 60,
+      spacing: { x: 0, y: 0 },
+      layout: 'lines',
+      variant: '6x10',
+      ...over,
+    });
+    const short = Array.from({ length: 300 }, (_, i) => `line ${i}`).join('\n');
+    const lines = cand({});
+    const flow = cand({ layout: 'flow', variant: '6x10+flow' });
+    expect(choosePage([short], [lines, flow]).variant).toBe('6x10+flow');
+    const a = cand({ cer: 0.02, variant: '6x10+r1' });
+    const b2 = cand({ cer: 0.01 });
+    expect(choosePage([short], [a, b2]).cer).toBe(0.01);
+  });
+
+  it('sizes pages by the variant’s cell pitch', () => {
+    const p = resolveProfile('claude-sonnet-4-5').profile;
+    const plain = bestPageShape(p, { variant: '5x8' });
+    const spaced = bestPageShape(p, { variant: '5x8+c1+r1' });
+    expect(plain.variant).toBe('5x8');
+    expect(spaced.variant).toBe('5x8+c1+r1');
+    expect(spaced.cols).toBe(Math.floor(spaced.width / 6));
+    expect(spaced.rows).toBe(Math.floor(spaced.height / 9));
+    expect(plain.cols).toBe(Math.floor(plain.width / 5));
+    expect(bestPageShape(p, { cell: '5x8' })).toEqual(plain);
+  });
+});

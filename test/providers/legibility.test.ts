@@ -1,0 +1,164 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import {
+  DEFAULT_MAX_CER,
+  LegibilityDataError,
+  builtInLegibility,
+  measuredCer,
+  mergeLegibility,
+  readableVariants,
+  validateLegibility,
+  type LegibilityTable,
+} from '../../src/providers/legibility.js';
+import { loadProfileFile, resolveProfile, ProfileDataError } from '../../src/providers/index.js';
+
+const m = (cer: number, source = 'test') => ({ cer, chars: 2000, readers: 2, date: '2026-12-01', source });
+
+describe('the built-in legibility table', () => {
+  it('holds the blind readings of shared/LEGIBILITY.md for the claude family', () => {
+    const t = builtInLegibility();
+    const cer = Object.fromEntries(t.variants.map((e) => [e.variant, e.cer['claude']!.cer]));
+    expect(cer).toEqual({
+      '4x6': 0.317,
+      '4x6+r1': 0.131,
+      '4x6+c1+r1': 0.126,
+      '5x8': 0.093,
+      '5x8+r1': 0.065,
+      '5x8+c1+r1': 0.04,
+      '6x10': 0.016,
+      '4x6+s2': 0.045,
+    });
+    const six = measuredCer(t, '6x10', 'claude')!;
+    expect(six).toMatchObject({ chars: 2900, readers: 4, date: '2026-11-30' });
+    expect(six.source).toContain('LEGIBILITY.md');
+    expect(six.kinds).toEqual({ code: 0.003, 'kernel-log': 0.034, packages: 0.002, prose: 0.011 });
+    expect(measuredCer(t, '6x10', 'gpt')).toBeUndefined();
+  });
+
+  it('is the JSON file as shipped, validated', () => {
+    const raw = JSON.parse(
+      readFileSync(new URL('../../src/providers/legibility.json', import.meta.url), 'utf8'),
+    );
+    expect(validateLegibility(raw, 'legibility.json').variants).toEqual(builtInLegibility().variants);
+  });
+});
+
+describe('validateLegibility', () => {
+  const ok = { version: 1, variants: [{ variant: '5x8+r1', cer: { claude: m(0.05) } }] };
+  const bad = (v: unknown) => () => validateLegibility(v, 'mine.json');
+
+  it('accepts a well-formed table', () => {
+    expect(validateLegibility(ok).variants[0]!.cer['claude']!.cer).toBe(0.05);
+  });
+
+  it('names the field and what was expected for bad data', () => {
+    expect(bad([])).toThrow(LegibilityDataError);
+    expect(bad({ variants: {} })).toThrow(/mine\.json\.variants: expected an array/);
+    expect(bad({ variants: [{ variant: '5x8+r1', cer: { claude: { ...m(0.05), cer: 5 } } }] })).toThrow(
+      /mine\.json\.variants\[0\]\.cer\.claude\.cer: expected a rate from 0 to 1 .*found 5/,
+    );
+    expect(
+      bad({ variants: [{ variant: '5x8+r1', cer: { claude: { ...m(0.05), date: 'today' } } }] }),
+    ).toThrow(/\.date: expected a date YYYY-MM-DD, found "today"/);
+    expect(bad({ variants: [{ variant: '5x8+r1', cer: { Claude: m(0.05) } }] })).toThrow(/cer \(key\)/);
+    expect(bad({ variants: [{ variant: '5x8+r1', cer: { claude: { ...m(0.05), extra: 1 } } }] })).toThrow(
+      /cer\.claude\.extra: unknown field/,
+    );
+    expect(bad({ variants: [{ variant: '9x9', cer: {} }] })).toThrow(
+      /variants\[0\]\.variant: .*unknown cell '9x9'/,
+    );
+    expect(bad({ variants: [{ variant: '5x8+r1+c1', cer: {} }] })).toThrow(
+      /expected the canonical id '5x8\+c1\+r1'/,
+    );
+    expect(bad({ variants: [{ variant: '5x8+s1', cer: {} }] })).toThrow(/expected the canonical id '5x8'/);
+    expect(bad({ variants: [ok.variants[0], ok.variants[0]] })).toThrow(
+      /variants\[1\]\.variant: '5x8\+r1' appears twice/,
+    );
+    expect(bad({ version: 2, variants: [] })).toThrow(/version: expected 1, found 2/);
+  });
+});
+
+describe('mergeLegibility', () => {
+  it('lays later measurements over earlier ones per variant and family', () => {
+    const base = builtInLegibility();
+    const mine: LegibilityTable = {
+      variants: [
+        { variant: '6x10', cer: { claude: m(0.004, 'my probe'), gpt: m(0.02) } },
+        { variant: '5x8+r1+flow', cer: { gpt: m(0.008) } },
+      ],
+    };
+    const t = mergeLegibility(base, mine);
+    expect(measuredCer(t, '6x10', 'claude')!.source).toBe('my probe');
+    expect(measuredCer(t, '6x10', 'gpt')!.cer).toBe(0.02);
+    expect(measuredCer(t, '5x8', 'claude')!.cer).toBe(0.093);
+    expect(t.variants.map((e) => e.variant)).toEqual([...base.variants.map((e) => e.variant), '5x8+r1+flow']);
+    // The inputs are left as they were.
+    expect(measuredCer(base, '6x10', 'claude')!.cer).toBe(0.016);
+  });
+});
+
+describe('readableVariants', () => {
+  const table: LegibilityTable = {
+    variants: [
+      { variant: '4x6', cer: { claude: m(0.3) } },
+      { variant: '5x8+r1', cer: { claude: m(0.009), gpt: m(0.04) } },
+      { variant: '6x10', cer: { claude: m(0.005), gpt: m(0.03) } },
+    ],
+  };
+
+  it('admits the variants measured within the floor for the family, most legible first', () => {
+    const s = readableVariants(table, 'claude');
+    expect(s.maxCer).toBe(DEFAULT_MAX_CER);
+    expect(s.variants.map((v) => v.variant)).toEqual(['6x10', '5x8+r1']);
+    expect(s.fallback).toBeUndefined();
+    expect(readableVariants(table, 'claude', 0.5).variants).toHaveLength(3);
+  });
+
+  it('falls back to the family’s most legible variant, and says so', () => {
+    const s = readableVariants(table, 'gpt', 0.01);
+    expect(s.variants.map((v) => [v.variant, v.family])).toEqual([['6x10', 'gpt']]);
+    expect(s.fallback).toBe('family');
+    expect(s.note).toMatch(
+      /no page variant is measured within CER 1\.0% for gpt readers; .*6x10 \(CER 3\.0% for gpt/,
+    );
+  });
+
+  it('falls back to the most legible variant of any family when the family has none, and says so', () => {
+    const s = readableVariants(table, 'gemini');
+    expect(s.variants.map((v) => [v.variant, v.family])).toEqual([['6x10', 'claude']]);
+    expect(s.fallback).toBe('any-family');
+    expect(s.note).toMatch(
+      /no legibility measurement for gemini readers; .*any family: 6x10 \(CER 0\.5% for claude/,
+    );
+    expect(readableVariants(table, undefined).note).toMatch(/names no reader family/);
+  });
+
+  it('rejects a bad floor and an empty table', () => {
+    expect(() => readableVariants(table, 'claude', 2)).toThrow(/maxCer must be a rate from 0 to 1.*found 2/);
+    expect(() => readableVariants(table, 'claude', NaN)).toThrow(RangeError);
+    expect(() => readableVariants({ variants: [] }, 'claude')).toThrow(/no measurement/);
+  });
+});
+
+describe('readerFamily in profiles', () => {
+  it('comes from the abstract base profiles of each provider', () => {
+    expect(resolveProfile('claude-sonnet-4-5').profile.readerFamily).toBe('claude');
+    expect(resolveProfile('claude-opus-4-7').profile.readerFamily).toBe('claude');
+    expect(resolveProfile('gpt-5.4').profile.readerFamily).toBe('gpt');
+    expect(resolveProfile('gpt-4o').profile.readerFamily).toBe('gpt');
+    expect(resolveProfile('gemini-2.5-pro').profile.readerFamily).toBe('gemini');
+    expect(resolveProfile('some-unknown-model-x').profile.readerFamily).toBeUndefined();
+  });
+
+  it('is validated like the other fields', () => {
+    const file = (readerFamily: unknown) => ({
+      version: 1,
+      profiles: [{ family: 'my-model', extends: 'claude-sonnet-4-5', readerFamily }],
+    });
+    expect(loadProfileFile(file('gpt'), 'mine.json').profiles[0]!.readerFamily).toBe('gpt');
+    expect(() => loadProfileFile(file('Claude Family'), 'mine.json')).toThrow(ProfileDataError);
+    expect(() => loadProfileFile(file(3), 'mine.json')).toThrow(
+      /readerFamily: expected a non-empty string, found 3/,
+    );
+  });
+});
