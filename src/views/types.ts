@@ -73,7 +73,7 @@ export interface Repair {
   kind:
     | 'dropped_orphan_result'
     | 'dropped_duplicate_result'
-    | 'dropped_duplicate_call'
+    | 'rekeyed_duplicate_id'
     | 'synthesized_result'
     | 'moved_result'
     | 'leading_user_turn';
