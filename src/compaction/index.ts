@@ -63,6 +63,17 @@ export {
 export { formatReport, type CompactionReport, type SnapshotFigures } from './report.js';
 export { lastGroup, rebuildRequest, stickyIds, type CompactionRecord } from './record.js';
 export { climb, type LadderOptions, type LadderResult } from './ladder.js';
+export { skipped, type Rung, type RungStep, type RungSkip, type LadderState } from './rung.js';
+export {
+  DEFAULT_LADDER,
+  SHAKE_LADDER,
+  elideRung,
+  shedRung,
+  snapshotRung,
+  summarizeRung,
+  DEFAULT_TAIL_FRACTIONS,
+  DEFAULT_PERSON_FRACTION,
+} from './rungs.js';
 export { itemEstimator, textEstimator } from './estimate.js';
 export {
   setupCompaction,

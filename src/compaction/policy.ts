@@ -32,7 +32,7 @@ import { climb, type LadderOptions, type LadderResult } from './ladder.js';
 import type { CompactionRecord } from './record.js';
 import type { PageSpec, SnapshotRenderer } from './snapshot.js';
 import type { PageCandidate } from './page-width.js';
-import { RUNGS, type RungName } from './types.js';
+import { DEFAULT_LADDER } from './rungs.js';
 
 /** Where an early (cold-cache) compaction aims, as a fraction of the trigger. */
 export const EARLY_TARGET = 0.6;
@@ -59,8 +59,10 @@ export interface CompactionOptions {
   request?: Omit<WireRequest, 'model' | 'profile'>;
   budget?: BudgetOptions;
   calibrator?: Calibrator;
-  /** Which rungs may run (default all). */
-  rungs?: readonly RungName[];
+  /** The rungs to climb, in order (default `DEFAULT_LADDER`; see rung.ts for custom rungs). */
+  ladder?: LadderOptions['ladder'];
+  /** Which rungs of the ladder may run, by name (default all). */
+  rungs?: LadderOptions['rungs'];
   /** Deflate effort for snapshot pages (default 'fastest': pages stay small either way). */
   compression?: 'default' | 'fastest';
   /** Snapshot glyph cell and scale (default 4×6 at 1). */
@@ -239,6 +241,7 @@ function ladderOptions(setup: CompactionSetup, options: CompactionOptions, force
     const detail = setup.request.imageDetail;
     o.tokensFor = (w, h) => imageTokensFor(setup.profile, w, h, detail ? { detail } : undefined);
   }
+  if (options.ladder) o.ladder = options.ladder;
   if (options.rungs) o.rungs = options.rungs;
   if (options.elide) o.elide = options.elide;
   if (options.shed) o.shed = options.shed;
@@ -279,7 +282,7 @@ export async function prepareRequest(
       // no model call, or it is no bargain.
       o.budget = { ...o.budget, target: Math.floor(setup.budget.trigger * EARLY_TARGET) };
       o.force = false;
-      o.rungs = (o.rungs ?? RUNGS).filter((r) => r !== 'summarize');
+      o.ladder = (o.ladder ?? DEFAULT_LADDER).filter((r) => !r.callsModel);
     }
     result = await climb(path, o);
   }
