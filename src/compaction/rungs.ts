@@ -149,25 +149,30 @@ export const snapshotRung: Rung = {
   },
 };
 
-/** The middle of the plan to summarize when no earlier rung left ranges: tail shrinking until it fits. */
+/**
+ * What to summarize when no earlier rung left ranges: the middle of the plan, head and tail verbatim
+ * (the tail reaches back to the latest person message, plan.ts), and every person message in the
+ * middle kept verbatim in place while the person budget allows. The tail shrinks until the verbatim
+ * part leaves room for the summary.
+ */
 function middle(s: LadderState): IdRange[] {
   const o = s.options;
   const fractions = o.snapshotTail?.fractions ?? DEFAULT_TAIL_FRACTIONS;
+  const personBudget = Math.floor(s.target * (o.snapshotTail?.personFraction ?? DEFAULT_PERSON_FRACTION));
   const { items, tokens } = s;
   // The largest tail that leaves room for the summary; else the smallest one.
   const room = s.target - s.overhead - (o.summarizer?.maxTokens ?? 4000);
-  let plan = planSnapshot(items, tokens, { tailBudget: 0, personBudget: 0 });
+  let plan = planSnapshot(items, tokens, { tailBudget: 0, personBudget });
   for (const f of fractions) {
-    const p = planSnapshot(items, tokens, { tailBudget: Math.floor(s.target * f), personBudget: 0 });
-    let kept = 0;
-    for (let i = 0; i < p.headEnd; i++) kept += tokens[i]!;
-    for (let i = p.tailStart; i < tokens.length; i++) kept += tokens[i]!;
+    const p = planSnapshot(items, tokens, { tailBudget: Math.floor(s.target * f), personBudget });
+    let kept = sum(tokens);
+    for (const m of p.middle) if (!m.verbatim) for (let i = m.from; i < m.to; i++) kept -= tokens[i]!;
     plan = p;
     if (kept <= room) break;
   }
-  return plan.tailStart > plan.headEnd
-    ? [{ from: items[plan.headEnd]!.id, to: items[plan.tailStart - 1]!.id }]
-    : [];
+  return plan.middle
+    .filter((m) => !m.verbatim)
+    .map((m) => ({ from: items[m.from]!.id, to: items[m.to - 1]!.id }));
 }
 
 /**
@@ -201,6 +206,11 @@ export const summarizeRung: Rung = {
       k === 0 ? [summaryItem(run[0]!, last.to, r.text)] : [],
     );
     const tokens = items.map(o.estimate);
+    if (sum(tokens) >= before) {
+      // A summary no smaller than what it stands for only loses words: keep the items.
+      const why = `a summary of ${source.length} items would not shrink the request (${before} → ${sum(tokens)} tokens): kept them`;
+      return { report: skipped(s, 'summarize', why), reasons: [why] };
+    }
     return {
       items,
       tokens,
