@@ -53,6 +53,8 @@ export {
 } from './summarize.js';
 export {
   cacheWarm,
+  cacheStatus,
+  type CacheStatus,
   compactionEconomics,
   shouldCompact,
   DEFAULT_CACHE_TTL_SECONDS,

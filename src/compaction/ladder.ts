@@ -5,7 +5,7 @@
  */
 import type { CompactionItem, Item } from '../transcript/items.js';
 import type { Budget } from './budget.js';
-import { compactionEconomics, cacheWarm, type CacheState } from './economics.js';
+import { compactionEconomics, cacheStatus, type CacheState } from './economics.js';
 import { sum, type ElideOptions } from './elide.js';
 import {
   lastGroup,
@@ -111,21 +111,22 @@ export async function climb(path: readonly Item[], o: LadderOptions): Promise<La
     }
   }
   const current = o.current?.items ?? rebuilt ?? original;
-  // The request as it stands is counted item by item (the ladder needs those figures anyway); views'
-  // whole-request estimate is kept for the compacted request, which is what gets sent.
+  // Every figure of the report comes from one estimate: `measure` (views' whole request) plus the
+  // overhead. The rungs decide on per-item estimates; their report lines are re-measured below so
+  // that they add up with the totals.
+  const total = (items: readonly Item[]): number => measure(items) + overhead;
   const originalTokens = original.map(o.estimate);
-  const currentTokens =
-    o.current?.tokens ??
-    (current === original ? sum(originalTokens) : sum(current.map(o.estimate))) + overhead;
-  const warm = cacheWarm(o.cache ?? {}, o.profile);
+  const currentTokens = o.current?.tokens ?? total(current);
+  const cache = cacheStatus(o.cache, o.profile);
 
   const finish = (
     items: Item[],
     rungs: RungReport[],
     records: CompactionRecord[],
     rendered: RenderedRun[],
+    record?: number,
+    after = items === current ? currentTokens : total(items),
   ) => {
-    const after = items === current ? currentTokens : measure(items) + overhead;
     const pagesRung = rungs.find((r) => r.rung === 'snapshot' && r.applied);
     const report: CompactionReport = {
       model: o.model,
@@ -134,6 +135,7 @@ export async function climb(path: readonly Item[], o: LadderOptions): Promise<La
       items: original.length,
       tokensBefore: currentTokens,
       tokensAfter: after,
+      ...(record !== undefined ? { tokensRecord: record } : {}),
       fits: after <= target,
       rungs,
       timeMs: clock() - t0,
@@ -160,7 +162,7 @@ export async function climb(path: readonly Item[], o: LadderOptions): Promise<La
       const change = firstChange(current, items);
       for (let i = 0; i < change; i++) prefix += o.estimate(current[i]!);
       report.economics = compactionEconomics(
-        { tokensBefore: currentTokens, tokensAfter: after, unchangedPrefix: prefix + overhead, warm },
+        { tokensBefore: currentTokens, tokensAfter: after, unchangedPrefix: prefix + overhead, warm: cache },
         o.profile,
       );
     }
@@ -202,32 +204,46 @@ export async function climb(path: readonly Item[], o: LadderOptions): Promise<La
     force: o.force === true,
     fits: () => sum(tokens) + overhead <= target,
   };
+  const record = total(original);
+  let measured = record;
   for (const rung of ladder) {
     const when = rung.when(state);
     if (when !== true) {
-      rungs.push(skipped(state, rung.name, when.skip));
+      rungs.push({ ...skipped(state, rung.name, when.skip), tokensBefore: measured, tokensAfter: measured });
       if (when.note) reasons.push(when.skip);
       continue;
     }
     const step = await rung.apply(state);
-    rungs.push(step.report);
     if (step.reasons) reasons.push(...step.reasons);
     if (step.items) {
       items = step.items;
       tokens = step.tokens ?? items.map(o.estimate);
     }
+    const after = step.items ? total(items) : measured;
+    rungs.push({ ...step.report, tokensBefore: measured, tokensAfter: after });
+    measured = after;
     if (step.rendered) rendered = step.rendered;
     if (step.pending) pending = step.pending;
     if (step.record) records.push(step.record);
   }
   if (pending.length) {
-    // Left out: the record keeps them; the request says so.
+    // Left out: the record keeps them; the request says so (and the report, as a line of its own).
+    const left = pending.flatMap((r) => [r.from, r.to]);
     items = replaceRanges(items, pending, (run) => [omissionMarker(run)]);
     tokens = items.map(o.estimate);
     const n = pending.length;
-    reasons.push(
-      `${n} stretch${n === 1 ? '' : 'es'} of history left out of the request (over the image limits, no summary)`,
-    );
+    const why = `${n} stretch${n === 1 ? '' : 'es'} of history left out of the request (over the image limits, no summary)`;
+    reasons.push(why);
+    const after = total(items);
+    rungs.push({
+      rung: 'left out',
+      applied: true,
+      tokensBefore: measured,
+      tokensAfter: after,
+      items: left,
+      reason: why,
+    });
+    measured = after;
   }
-  return finish(items, rungs, records, rendered);
+  return finish(items, rungs, records, rendered, record, measured);
 }

@@ -26,7 +26,7 @@ import { Calibrator, estimateTokens } from '../tokens/index.js';
 import type { Item } from '../transcript/items.js';
 import { wireView, type Repair, type WireProvider, type WireRequest } from '../views/index.js';
 import { computeBudget, type Budget, type BudgetOptions } from './budget.js';
-import { shouldCompact, cacheWarm, type CacheState, type Decision } from './economics.js';
+import { shouldCompact, cacheStatus, type CacheState, type Decision } from './economics.js';
 import { itemEstimator, textEstimator } from './estimate.js';
 import { climb, type LadderOptions, type LadderResult } from './ladder.js';
 import type { CompactionRecord } from './record.js';
@@ -271,7 +271,7 @@ export async function prepareRequest(
   const estimate = first.report.tokensAfter;
   const decision: Decision = force
     ? { compact: true, reason: 'compaction requested' }
-    : shouldCompact(estimate, setup.budget, cacheWarm(options.cache ?? {}, setup.profile));
+    : shouldCompact(estimate, setup.budget, cacheStatus(options.cache, setup.profile));
   let result = first;
   if (decision.compact) {
     const early = !force && estimate <= setup.budget.trigger;
