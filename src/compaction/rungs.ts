@@ -221,8 +221,8 @@ export const summarizeRung: Rung = {
         tokensBefore: before,
         tokensAfter: sum(tokens),
         items: source.map((i) => i.id),
-        reason: `summarized ${source.length} items with ${o.summarizer.client.model} in ${r.chunks} chunk${r.chunks === 1 ? '' : 's'} (${r.calls} calls)`,
-        details: { chunks: r.chunks, calls: r.calls },
+        reason: `summarized ${source.length} items with ${o.summarizer.client.model} in ${r.chunks} chunk${r.chunks === 1 ? '' : 's'} (${r.calls} calls${r.overflows ? `; re-chunked ${r.overflows}× after the summarizer's own overflow` : ''})`,
+        details: { chunks: r.chunks, calls: r.calls, ...(r.overflows ? { overflows: r.overflows } : {}) },
       },
       record: {
         kind: 'compaction',
