@@ -181,10 +181,11 @@ function history(steps: Step[]): Item[] {
       b.call('q', { k }, `Q${k}`);
       b.result(`P${k}`, 'p', words(s.n, k));
       b.result(`Q${k}`, 'q', words(s.n, k + 1));
-    } else if (s.t === 'context')
-      b.items.push({ ...b.model(''), kind: 'context', author: 'surface', text: words(s.n, k) } as Item) &&
-        b.items.splice(b.items.length - 2, 1);
-    else b.image(400, 300);
+    } else if (s.t === 'context') {
+      // The builder has no context helper: a model message turned into surface context, same id.
+      const m = b.model('');
+      b.items[b.items.length - 1] = { ...m, kind: 'context', author: 'surface', text: words(s.n, k) } as Item;
+    } else b.image(400, 300);
   }
   return b.items;
 }
