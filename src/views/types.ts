@@ -76,6 +76,7 @@ export interface Repair {
     | 'rekeyed_duplicate_id'
     | 'synthesized_result'
     | 'moved_result'
+    | 'dropped_reasoning'
     | 'leading_user_turn';
   /** The item the repair is about (for a synthesized result: the call's item id). */
   itemId?: string;
