@@ -115,7 +115,6 @@ export async function climb(path: readonly Item[], o: LadderOptions): Promise<La
   // overhead. The rungs decide on per-item estimates; their report lines are re-measured below so
   // that they add up with the totals.
   const total = (items: readonly Item[]): number => measure(items) + overhead;
-  const originalTokens = original.map(o.estimate);
   const currentTokens = o.current?.tokens ?? total(current);
   const cache = cacheStatus(o.cache, o.profile);
 
@@ -180,7 +179,7 @@ export async function climb(path: readonly Item[], o: LadderOptions): Promise<La
   const sticky =
     rebuilt || o.current ? stickyIds(group) : { elided: new Set<string>(), shed: new Set<string>() };
   let items: Item[] = original;
-  let tokens = originalTokens;
+  let tokens = original.map(o.estimate);
   let pending: readonly IdRange[] = [];
   let rendered: RenderedRun[] = [];
   const rungs: RungReport[] = [];
@@ -204,7 +203,8 @@ export async function climb(path: readonly Item[], o: LadderOptions): Promise<La
     force: o.force === true,
     fits: () => sum(tokens) + overhead <= target,
   };
-  const record = total(original);
+  // Without an earlier compaction the request as it stands is the record: no second count.
+  const record = at ? total(original) : currentTokens;
   let measured = record;
   for (const rung of ladder) {
     const when = rung.when(state);
