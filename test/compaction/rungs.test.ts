@@ -184,4 +184,45 @@ describe('the ladder as data', () => {
     expect(out.output).toMatch(/elide/);
     expect(out.output).not.toMatch(/snapshot|summarize/);
   });
+
+  it('runs the custom rung of docs/compaction.md (harness rung first, shed before elide, no snapshots)', async () => {
+    // Copied from the docs: drop reasoning older than the last turn from the request.
+    const dropOldReasoning: Rung = {
+      name: 'old-reasoning',
+      when: (s) => (s.fits() ? { skip: 'request already fits' } : true),
+      apply(s) {
+        const last = Math.max(...s.items.map((i) => i.turn));
+        const items = s.items.filter((i) => i.kind !== 'reasoning' || i.turn === last);
+        const tokens = items.map(s.options.estimate);
+        const sum = (t: readonly number[]) => t.reduce((a, b) => a + b, 0);
+        const gone = s.items.filter((i) => !items.includes(i)).map((i) => i.id);
+        return {
+          items,
+          tokens,
+          report: {
+            rung: 'old-reasoning',
+            applied: gone.length > 0,
+            tokensBefore: sum(s.tokens),
+            tokensAfter: sum(tokens),
+            items: gone,
+            reason: `${gone.length} reasoning items left out`,
+          },
+        };
+      },
+    };
+    const b = new Builder();
+    b.person('Task.');
+    for (let t = 0; t < 6; t++) {
+      b.items.push({ ...b.model(''), kind: 'reasoning', text: filler(30_000, `think${t}`) } as Item);
+      b.items.splice(b.items.length - 2, 1);
+      b.person(`next ${t}`);
+    }
+    const r = await climb(
+      b.items,
+      options({ ladder: [dropOldReasoning, shedRung, elideRung, summarizeRung] }),
+    );
+    expect(r.report.rungs[0]).toMatchObject({ rung: 'old-reasoning', applied: true });
+    expect(r.items.filter((i) => i.kind === 'reasoning')).toHaveLength(0);
+    expect(r.report.fits).toBe(true);
+  });
 });
