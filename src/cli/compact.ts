@@ -69,7 +69,8 @@ function budgetTokens(value: string): number {
   return n;
 }
 
-function summarizerFor(
+/** The summarizer client for a model id: Claude, OpenAI or Gemini, sized by that model's window. */
+export function summarizerFor(
   model: string,
   baseURL: string | undefined,
 ): { client: SummarizerClient; window: number } {
