@@ -1,7 +1,12 @@
 import { mkdir, readdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { anthropicSummarizer, openaiSummarizer, type SummarizerClient } from '../compaction/summarize.js';
+import {
+  anthropicSummarizer,
+  geminiSummarizer,
+  openaiSummarizer,
+  type SummarizerClient,
+} from '../compaction/summarize.js';
 import { prepareRequest, type CompactionOptions } from '../compaction/policy.js';
 import { formatReport } from '../compaction/report.js';
 import { RUNGS, type RungName } from '../compaction/types.js';
@@ -12,6 +17,7 @@ import { WIRE_PROVIDERS, type WireProvider } from '../views/index.js';
 import { UsageError, type CliIO, type Command } from './command.js';
 import { pageFileName } from './page-files.js';
 import { maxCerOption, readLegibilityFile, variantOption } from './legibility-options.js';
+import { systemPrompt } from './view.js';
 
 const usage = `usage: glyphfold compact FILE --model ID --out DIR [options]
 
@@ -39,6 +45,9 @@ DIR/records.json (the compaction items a history would append). Prints the repor
   --summarizer ID       model for the summary rung (needs its API key in the environment)
   --summarizer-url URL  base URL for the summarizer's API
   --instructions TEXT   what the summary should focus on
+  --system TEXT         system prompt the request carries (counted in the budget); default: the
+                        one the transcript carried, if any
+  --system-file F       read the system prompt from a file
   --json                print one JSON object (report, request file, page files) instead of text
 `;
 
@@ -67,7 +76,8 @@ function budgetTokens(value: string): number {
   return n;
 }
 
-function summarizerFor(
+/** The summarizer client for a model id: Claude, OpenAI or Gemini, sized by that model's window. */
+export function summarizerFor(
   model: string,
   baseURL: string | undefined,
 ): { client: SummarizerClient; window: number } {
@@ -78,10 +88,12 @@ function summarizerFor(
       ? openaiSummarizer({ model, ...base })
       : profile.provider === 'anthropic'
         ? anthropicSummarizer({ model, ...base })
-        : undefined;
+        : profile.provider === 'gemini'
+          ? geminiSummarizer({ model, ...base })
+          : undefined;
   if (!client)
     throw new UsageError(
-      `--summarizer: no client for ${profile.provider} models yet (use a Claude or OpenAI model)`,
+      `--summarizer: no client for ${profile.provider} models yet (use a Claude, OpenAI or Gemini model)`,
     );
   return { client, window: profile.contextWindow - Math.min(profile.maxOutput, 8000) };
 }
@@ -111,6 +123,8 @@ export const compactCommand: Command = {
         summarizer: { type: 'string' },
         'summarizer-url': { type: 'string' },
         instructions: { type: 'string' },
+        system: { type: 'string' },
+        'system-file': { type: 'string' },
         json: { type: 'boolean', default: false },
       },
     });
@@ -151,6 +165,8 @@ export const compactCommand: Command = {
         ...(values.trigger ? { triggerAt: values.trigger } : {}),
       },
     };
+    const system = await systemPrompt(values, imported.system, io);
+    if (system !== undefined) options.request = { system };
     if (values.wire) options.wire = values.wire as WireProvider;
     if (values.rungs) options.rungs = rungList(values.rungs);
     if (values.summarizer) {

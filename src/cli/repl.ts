@@ -6,12 +6,16 @@ import { Workspace } from '../store/workspace.js';
 import type { AgentHistory } from '../tree/index.js';
 import { requireWorkspace } from './args.js';
 import { UsageError, type CliIO, type Command } from './command.js';
+import { summarizerFor } from './compact.js';
 
 const usage = `usage: glyphfold repl --workspace DIR --model ID [--conversation ID] [--agent NAME] [--budget TOKENS]
+                      [--summarizer ID [--summarizer-url URL]]
 
 Reads lines from stdin against one agent history of a workspace. A line starting with '/' runs a
 slash command; any other line is appended as a person message (one turn). No model is called:
-this is for working on the record (compact, inspect, branch, rewind).
+this is for working on the record (compact, inspect, branch, rewind). With --summarizer, /compact
+may call that model for the summary rung (its API key from the environment), and its instructions
+('/compact focus on the API') steer the summary.
 
 ${slashHelp()}/help         this list
 /quit         leave
@@ -31,6 +35,8 @@ export const replCommand: Command = {
         conversation: { type: 'string' },
         agent: { type: 'string', default: 'main' },
         budget: { type: 'string' },
+        summarizer: { type: 'string' },
+        'summarizer-url': { type: 'string' },
       },
     });
     const dir = requireWorkspace(values.workspace);
@@ -49,7 +55,13 @@ export const replCommand: Command = {
       history = ws.history(conversation, values.agent);
       const ctx: SlashContext = {
         history,
-        compaction: { model: values.model, ...(budget ? { budget: { window: budget } } : {}) },
+        compaction: {
+          model: values.model,
+          ...(budget ? { budget: { window: budget } } : {}),
+          ...(values.summarizer
+            ? { summarizer: summarizerFor(values.summarizer, values['summarizer-url']) }
+            : {}),
+        },
       };
       io.stdout.write(
         `conversation ${conversation}, agent ${values.agent}, ${ctx.history.path().length} items\n`,

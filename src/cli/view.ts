@@ -6,6 +6,8 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { RENDERER } from '../compaction/policy.js';
+import { rebuildRequest } from '../compaction/record.js';
 import { resolveProfile } from '../providers/index.js';
 import { Workspace } from '../store/workspace.js';
 import { estimateTokens } from '../tokens/index.js';
@@ -42,11 +44,13 @@ calls and results are paired first; each repair is reported on stderr, with a to
   )
     .map(([p, m]) => `${p} ${m}`)
     .join(', ')})
-  --system TEXT       system prompt to send (not part of the record)
+  --system TEXT       system prompt to send (not part of the record); default: the one the
+                      transcript carried, if any
   --system-file F     read the system prompt from a file
   --format F          transcript format (${IMPORT_FORMATS.join(', ')}); default: detected
   --screen            print what a person reads instead (bubbles, with hidden items counted)
-  --workspace DIR     read CONVERSATION (default: the most recent) from a glyphfold workspace
+  --workspace DIR     read CONVERSATION (default: the most recent) from a glyphfold workspace;
+                      its compaction records are replayed, so this is the request /context counts
   --agent NAME        the agent whose history to view (default: main)
 `;
 
@@ -83,13 +87,13 @@ async function loadPath(
   positionals: string[],
   options: { workspace?: string; agent: string; format?: string },
   io: CliIO,
-): Promise<Item[]> {
+): Promise<{ items: Item[]; system?: string }> {
   if (options.workspace !== undefined) {
     if (positionals.length > 1)
       throw new UsageError(
         `expected at most one CONVERSATION, found ${positionals.length}: ${positionals.join(' ')}`,
       );
-    return loadWorkspacePath(resolve(io.cwd, options.workspace), positionals[0], options.agent);
+    return { items: loadWorkspacePath(resolve(io.cwd, options.workspace), positionals[0], options.agent) };
   }
   if (positionals.length !== 1)
     throw new UsageError(
@@ -103,7 +107,27 @@ async function loadPath(
   const text = await readFile(resolve(io.cwd, positionals[0]!), 'utf8');
   const result = importTranscript(text, format ? { format: format as ImportFormat } : {});
   for (const w of result.warnings) io.stderr.write(`import warning: ${w}\n`);
-  return result.items;
+  return { items: result.items, ...(result.system !== undefined ? { system: result.system } : {}) };
+}
+
+/**
+ * The system prompt to send: `--system-file`, else `--system`, else the one the transcript carried.
+ * Says on stderr which one it is, so a 6 KB imported policy is never sent unnoticed, or dropped.
+ */
+export async function systemPrompt(
+  values: { system?: string | undefined; 'system-file'?: string | undefined },
+  imported: string | undefined,
+  io: CliIO,
+): Promise<string | undefined> {
+  if (values['system-file'] !== undefined && values.system !== undefined)
+    throw new UsageError('--system and --system-file: give one, not both');
+  if (values['system-file'] !== undefined) return readFile(resolve(io.cwd, values['system-file']), 'utf8');
+  if (values.system !== undefined) return values.system;
+  if (imported !== undefined)
+    io.stderr.write(
+      `system: the transcript's own (${imported.length} chars); --system or --system-file replaces it\n`,
+    );
+  return imported;
 }
 
 async function run(argv: string[], io: CliIO): Promise<number> {
@@ -121,7 +145,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
       agent: { type: 'string', default: 'main' },
     },
   });
-  const path = await loadPath(
+  const loaded = await loadPath(
     positionals,
     {
       agent: values.agent,
@@ -132,9 +156,14 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   );
 
   if (values.screen) {
-    io.stdout.write(formatScreen(screenView(path)) + '\n');
+    io.stdout.write(formatScreen(screenView(loaded.items)) + '\n');
     return 0;
   }
+  // The request the record stands for: its last compaction group replayed (no model call).
+  const path = (await rebuildRequest(loaded.items, RENDERER)).items;
+  const compactions = loaded.items.filter((i) => i.kind === 'compaction').length;
+  if (compactions > 0)
+    io.stderr.write(`compaction: ${compactions} records in the path; the last group replayed\n`);
   const provider = values.provider as WireProvider | undefined;
   if (provider === undefined)
     throw new UsageError(`--provider is required: one of ${WIRE_PROVIDERS.join(', ')}`);
@@ -144,9 +173,8 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   const resolved = resolveProfile(model);
   if (resolved.note) io.stderr.write(`profile: ${resolved.note}\n`);
   const request: WireRequest = { model, profile: resolved.profile };
-  if (values['system-file'] !== undefined)
-    request.system = await readFile(resolve(io.cwd, values['system-file']), 'utf8');
-  else if (values.system !== undefined) request.system = values.system;
+  const system = await systemPrompt(values, loaded.system, io);
+  if (system !== undefined) request.system = system;
 
   const { body, repairs } = wireView(provider, path, request);
   for (const r of repairs)

@@ -8,14 +8,24 @@
 import { formatReport } from '../compaction/report.js';
 import { prepareRequest, setupCompaction, type CompactionOptions } from '../compaction/policy.js';
 import type { CompactionRecord } from '../compaction/record.js';
+import type { Rung } from '../compaction/rung.js';
+import { DEFAULT_LADDER, SHAKE_LADDER } from '../compaction/rungs.js';
 import { estimateTokens } from '../tokens/index.js';
 import type { AgentHistory } from '../tree/index.js';
 import { renderTree } from '../tree/index.js';
 
 export interface SlashContext {
   history: AgentHistory;
-  /** Target model and compaction settings (the summarizer, if any, is used by /compact). */
+  /**
+   * Target model and compaction settings (the summarizer, if any, is used by /compact). Its `ladder`
+   * is what `/compact` climbs (default `DEFAULT_LADDER`); `/shake` climbs `SHAKE_LADDER`.
+   */
   compaction: CompactionOptions;
+}
+
+/** The rungs `/compact` climbs: the harness's ladder, else the default one. */
+export function compactLadder(ctx: SlashContext): readonly Rung[] {
+  return ctx.compaction.ladder ?? DEFAULT_LADDER;
 }
 
 export interface SlashResult {
@@ -57,7 +67,7 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
     args: '[instructions]',
     summary: 'compact now, all rungs (instructions steer the summary)',
     async run(args, ctx) {
-      const options: CompactionOptions = { ...ctx.compaction };
+      const options: CompactionOptions = { ...ctx.compaction, ladder: compactLadder(ctx) };
       const instructions = args.trim();
       if (instructions && options.summarizer) options.summarizer = { ...options.summarizer, instructions };
       const r = await prepareRequest(ctx.history.path(), options, true);
@@ -72,11 +82,7 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
     args: '',
     summary: 'the free rungs only: elide old tool results, shed old images',
     async run(_args, ctx) {
-      const r = await prepareRequest(
-        ctx.history.path(),
-        { ...ctx.compaction, rungs: ['elide', 'shed'] },
-        true,
-      );
+      const r = await prepareRequest(ctx.history.path(), { ...ctx.compaction, ladder: SHAKE_LADDER }, true);
       appendRecords(ctx.history, r.records);
       return { output: formatReport(r.report) };
     },
@@ -87,7 +93,7 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
     summary: 'tokens of the next request by author and kind, and window use',
     async run(_args, ctx) {
       const setup = setupCompaction(ctx.compaction);
-      const r = await prepareRequest(ctx.history.path(), { ...ctx.compaction, rungs: [] }, false, setup);
+      const r = await prepareRequest(ctx.history.path(), { ...ctx.compaction, ladder: [] }, false, setup);
       const est = estimateTokens(setup.wire, r.items, setup.request, { calibrator: setup.calibrator });
       const b = setup.budget;
       const pct = (n: number) => `${((100 * n) / b.window).toFixed(1)}%`;

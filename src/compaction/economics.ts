@@ -18,6 +18,20 @@ export interface CacheState {
   now?: number;
   /** Cache lifetime. Default: the profile's, else 300 s. */
   ttlSeconds?: number;
+  /** No call has been made with this prefix yet (a new or resumed session): the cache is cold. */
+  firstCall?: boolean;
+}
+
+/**
+ * What is known of the prompt cache: `unknown` when the caller said nothing (no `cache` option, or no
+ * `lastCallAt` and not `firstCall`). Unknown is its own state: it never triggers early compaction.
+ */
+export type CacheStatus = 'warm' | 'cold' | 'unknown';
+
+/** The cache's state from what the caller passed. */
+export function cacheStatus(state: CacheState | undefined, profile?: CompactionProfile): CacheStatus {
+  if (!state || (state.lastCallAt === undefined && !state.firstCall)) return 'unknown';
+  return cacheWarm(state, profile) ? 'warm' : 'cold';
 }
 
 /** True when a cached prefix is still alive. No previous call means cold. */
@@ -29,8 +43,10 @@ export function cacheWarm(state: CacheState, profile?: CompactionProfile): boole
 }
 
 export interface Economics {
-  /** Whether the cache was warm when this was estimated. */
+  /** Whether the cache was warm when this was estimated (an unknown cache is figured as warm). */
   warm: boolean;
+  /** The cache state the figures assume. */
+  cache: CacheStatus;
   /** Next call if we carry on with the request as it is. */
   carryOn: number;
   /** Next call after compacting now. */
@@ -49,14 +65,17 @@ export interface EconomicsInput {
   tokensAfter: number;
   /** Tokens before the first item compaction changed (still a cache hit after compacting). */
   unchangedPrefix: number;
-  warm: boolean;
+  /** A boolean is `warm`/`cold`. An unknown cache is figured as warm: compacting at its dearest. */
+  warm: boolean | CacheStatus;
 }
 
 /** Cost of the next call both ways. Multipliers come from the profile (1.25× write, 0.1× read if absent). */
 export function compactionEconomics(input: EconomicsInput, profile: CompactionProfile): Economics {
   const write = profile.cache?.writeMultiplier ?? 1.25;
   const read = profile.cache?.readMultiplier ?? 0.1;
-  const { tokensBefore, tokensAfter, warm } = input;
+  const { tokensBefore, tokensAfter } = input;
+  const cache: CacheStatus = typeof input.warm === 'boolean' ? (input.warm ? 'warm' : 'cold') : input.warm;
+  const warm = cache !== 'cold';
   const prefix = Math.min(input.unchangedPrefix, tokensAfter, tokensBefore);
   const carryOn = warm ? tokensBefore * read : tokensBefore * write;
   const compactNow = (warm ? prefix * read : prefix * write) + (tokensAfter - prefix) * write;
@@ -66,6 +85,7 @@ export function compactionEconomics(input: EconomicsInput, profile: CompactionPr
     extra <= 0 ? 0 : savedPerLaterCall > 0 ? Math.ceil(extra / savedPerLaterCall) : Infinity;
   return {
     warm,
+    cache,
     carryOn: Math.round(carryOn),
     compactNow: Math.round(compactNow),
     savedPerLaterCall: Math.round(savedPerLaterCall),
@@ -84,7 +104,14 @@ export interface Decision {
  * `coldAt` (default 75% of the trigger) and the trigger: only when the cache is cold, because then
  * the rewrite costs nothing a carried-on call would not pay anyway.
  */
-export function shouldCompact(estimate: number, budget: Budget, warm: boolean, coldAt = 0.75): Decision {
+export function shouldCompact(
+  estimate: number,
+  budget: Budget,
+  cache: boolean | CacheStatus,
+  coldAt = 0.75,
+): Decision {
+  const status: CacheStatus = typeof cache === 'boolean' ? (cache ? 'warm' : 'cold') : cache;
+  const warm = status === 'warm';
   if (estimate > budget.limit) {
     return { compact: true, reason: `estimate ${estimate} exceeds the input limit ${budget.limit}` };
   }
@@ -92,6 +119,12 @@ export function shouldCompact(estimate: number, budget: Budget, warm: boolean, c
     return { compact: true, reason: `estimate ${estimate} exceeds the trigger ${budget.trigger}` };
   }
   const early = Math.floor(budget.trigger * coldAt);
+  if (status === 'unknown') {
+    return {
+      compact: false,
+      reason: `estimate ${estimate} is under the trigger ${budget.trigger}; cache state unknown (no \`cache\` given), so no early compaction`,
+    };
+  }
   if (!warm && estimate > early) {
     return {
       compact: true,

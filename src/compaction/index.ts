@@ -67,6 +67,9 @@ export {
   chunkTranscript,
   anthropicSummarizer,
   openaiSummarizer,
+  geminiSummarizer,
+  GeminiSummarizerError,
+  MAX_SUMMARIZER_OVERFLOWS,
   SUMMARY_SECTIONS,
   type SummarizerClient,
   type SummarizeOptions,
@@ -74,6 +77,8 @@ export {
 } from './summarize.js';
 export {
   cacheWarm,
+  cacheStatus,
+  type CacheStatus,
   compactionEconomics,
   shouldCompact,
   DEFAULT_CACHE_TTL_SECONDS,
@@ -90,6 +95,17 @@ export {
 } from './report.js';
 export { lastGroup, rebuildRequest, stickyIds, type CompactionRecord } from './record.js';
 export { climb, type LadderOptions, type LadderResult } from './ladder.js';
+export { skipped, type Rung, type RungStep, type RungSkip, type LadderState } from './rung.js';
+export {
+  DEFAULT_LADDER,
+  SHAKE_LADDER,
+  elideRung,
+  shedRung,
+  snapshotRung,
+  summarizeRung,
+  DEFAULT_TAIL_FRACTIONS,
+  DEFAULT_PERSON_FRACTION,
+} from './rungs.js';
 export { itemEstimator, textEstimator } from './estimate.js';
 export {
   setupCompaction,

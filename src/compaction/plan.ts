@@ -2,7 +2,10 @@
  * The snapshot cut: head verbatim, middle imaged, tail verbatim.
  *
  * - Head: everything up to and including the first person message (the task and its constraints).
- * - Tail: the most recent items up to `tailBudget` tokens (where the work is), at least the last unit.
+ * - Tail: the most recent items up to `tailBudget` tokens (where the work is), at least the last unit,
+ *   and never less than the latest person message and everything after it (the current turn: what
+ *   the person just asked is never imaged or summarized). When the latest person message is the task
+ *   in the head (one long autonomous turn), the budget alone sets the tail.
  * - Middle: imaged, except that every person message (the task's corrections, PEERS.md #2) and every
  *   pinned item stays verbatim text in its place while `personBudget` allows, splitting the imaged
  *   middle into runs around it.
@@ -27,6 +30,11 @@ export interface PlanOptions {
   maxIslands?: number;
   /** `validCuts(items)`, when the caller has it. */
   cuts?: Uint8Array;
+  /**
+   * Whether the tail always reaches back to the latest person message (default true). `false` lets
+   * the budget alone set the tail (callers that keep that message some other way).
+   */
+  tailFromLatestPerson?: boolean;
 }
 
 /** A stretch `[from, to)` of the item list, kept as text or imaged. */
@@ -74,6 +82,11 @@ export function planSnapshot(
   let tailStart = cutAtOrAfter(cuts, start);
   if (tailStart >= n && n > headEnd) tailStart = cutAtOrBefore(cuts, n - 1);
   if (tailStart < headEnd) tailStart = headEnd;
+  if (options.tailFromLatestPerson !== false) {
+    let latest = n - 1;
+    while (latest >= headEnd && !isPerson(items[latest]!)) latest--;
+    if (latest >= headEnd) tailStart = Math.max(headEnd, Math.min(tailStart, cutAtOrBefore(cuts, latest)));
+  }
 
   // Verbatim islands in the middle: person messages and pinned items, newest first, within budget.
   const personMax = options.personMaxItem ?? options.personBudget;

@@ -41,14 +41,14 @@ import { Calibrator, estimateTokens } from '../tokens/index.js';
 import type { Item } from '../transcript/items.js';
 import { wireView, type Repair, type WireProvider, type WireRequest } from '../views/index.js';
 import { computeBudget, type Budget, type BudgetOptions } from './budget.js';
-import { shouldCompact, cacheWarm, type CacheState, type Decision } from './economics.js';
+import { shouldCompact, cacheStatus, type CacheState, type Decision } from './economics.js';
 import { itemEstimator, textEstimator } from './estimate.js';
 import { climb, type LadderOptions, type LadderResult } from './ladder.js';
 import type { CompactionRecord } from './record.js';
 import { pageVariant, type PageSpec, type SnapshotRenderer } from './snapshot.js';
 import type { PageCandidate } from './page-width.js';
 import type { SnapshotLegibility } from './report.js';
-import { RUNGS, type RungName } from './types.js';
+import { DEFAULT_LADDER } from './rungs.js';
 
 /** Where an early (cold-cache) compaction aims, as a fraction of the trigger. */
 export const EARLY_TARGET = 0.6;
@@ -75,8 +75,10 @@ export interface CompactionOptions {
   request?: Omit<WireRequest, 'model' | 'profile'>;
   budget?: BudgetOptions;
   calibrator?: Calibrator;
-  /** Which rungs may run (default all). */
-  rungs?: readonly RungName[];
+  /** The rungs to climb, in order (default `DEFAULT_LADDER`; see rung.ts for custom rungs). */
+  ladder?: LadderOptions['ladder'];
+  /** Which rungs of the ladder may run, by name (default all). */
+  rungs?: LadderOptions['rungs'];
   /** Deflate effort for snapshot pages (default 'fastest': pages stay small either way). */
   compression?: 'default' | 'fastest';
   /**
@@ -378,6 +380,7 @@ function ladderOptions(setup: CompactionSetup, options: CompactionOptions, force
     const detail = setup.request.imageDetail;
     o.tokensFor = (w, h) => imageTokensFor(setup.profile, w, h, detail ? { detail } : undefined);
   }
+  if (options.ladder) o.ladder = options.ladder;
   if (options.rungs) o.rungs = options.rungs;
   if (options.elide) o.elide = options.elide;
   if (options.shed) o.shed = options.shed;
@@ -407,7 +410,7 @@ export async function prepareRequest(
   const estimate = first.report.tokensAfter;
   const decision: Decision = force
     ? { compact: true, reason: 'compaction requested' }
-    : shouldCompact(estimate, setup.budget, cacheWarm(options.cache ?? {}, setup.profile));
+    : shouldCompact(estimate, setup.budget, cacheStatus(options.cache, setup.profile));
   let result = first;
   if (decision.compact) {
     const early = !force && estimate <= setup.budget.trigger;
@@ -418,7 +421,7 @@ export async function prepareRequest(
       // no model call, or it is no bargain.
       o.budget = { ...o.budget, target: Math.floor(setup.budget.trigger * EARLY_TARGET) };
       o.force = false;
-      o.rungs = (o.rungs ?? RUNGS).filter((r) => r !== 'summarize');
+      o.ladder = (o.ladder ?? DEFAULT_LADDER).filter((r) => !r.callsModel);
     }
     result = await climb(path, o);
   }

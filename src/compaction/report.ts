@@ -67,8 +67,17 @@ export interface CompactionReport {
   profileNote?: string;
   budget: Budget;
   items: number;
+  /** Tokens of the request as it stands (an earlier compaction replayed), overhead included. */
   tokensBefore: number;
+  /** Tokens of the request this pass built. Same estimate as every other figure here. */
   tokensAfter: number;
+  /**
+   * Tokens of the record's items uncompacted, when rungs ran: the ladder starts from there, so the
+   * first rung's `tokensBefore` is this, each rung's `tokensAfter` the next one's `tokensBefore`, and
+   * the last one's `tokensAfter` is `tokensAfter`. All figures come from one estimate (views' whole
+   * request, system and tools included).
+   */
+  tokensRecord?: number;
   /** Whether the result is within the budget's target. */
   fits: boolean;
   rungs: RungReport[];
@@ -92,6 +101,8 @@ export function formatReport(r: CompactionReport): string {
   lines.push(
     `items ${n(r.items)}: ${n(r.tokensBefore)} → ${n(r.tokensAfter)} tokens (${r.fits ? 'fits' : 'DOES NOT FIT'})`,
   );
+  if (r.tokensRecord !== undefined && r.tokensRecord !== r.tokensBefore)
+    lines.push(`  (the rungs start from the whole record, ${n(r.tokensRecord)} tokens)`);
   for (const g of r.rungs) {
     const change = g.applied ? `${n(g.tokensBefore)} → ${n(g.tokensAfter)}` : 'skipped';
     lines.push(`  ${g.rung.padEnd(9)} ${change}: ${g.reason}`);
@@ -109,7 +120,7 @@ export function formatReport(r: CompactionReport): string {
   if (r.economics) {
     const e = r.economics;
     lines.push(
-      `cost of next call (${e.unit}): carry on ${n(e.carryOn)}, compact now ${n(e.compactNow)}; cache ${e.warm ? 'warm' : 'cold'}; saves ${n(e.savedPerLaterCall)} per later call${e.breakEvenCalls > 0 ? `, pays off after ${e.breakEvenCalls === Infinity ? '∞' : e.breakEvenCalls} calls` : ''}`,
+      `cost of next call (${e.unit}): carry on ${n(e.carryOn)}, compact now ${n(e.compactNow)}; cache ${e.cache === 'unknown' ? 'unknown (figured warm)' : e.cache}; saves ${n(e.savedPerLaterCall)} per later call${e.breakEvenCalls > 0 ? `, pays off after ${e.breakEvenCalls === Infinity ? '∞' : e.breakEvenCalls} calls` : ''}`,
     );
   }
   for (const reason of r.reasons) lines.push(`note: ${reason}`);

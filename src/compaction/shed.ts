@@ -48,12 +48,14 @@ export function shed(
     const shedIt = sticky.has(it.id) || (!it.pinned && seen >= keep);
     seen += n;
     if (!shedIt) continue;
-    if (it.kind === 'image') {
-      out[i] = shedImageItem(it);
-    } else if (it.kind === 'tool_result') {
-      out[i] = shedResultImages(it);
-    }
-    outTokens[i] = estimate(out[i]!);
+    const placeholder =
+      it.kind === 'image' ? shedImageItem(it) : it.kind === 'tool_result' ? shedResultImages(it) : it;
+    const cost = estimate(placeholder);
+    // A placeholder that costs more than the image (a tiny image under a per-pixel rule) saves nothing;
+    // an earlier compaction's shed stays as it was, so the request keeps its bytes.
+    if (cost >= tokens[i]! && !sticky.has(it.id)) continue;
+    out[i] = placeholder;
+    outTokens[i] = cost;
     ids.push(it.id);
   }
   ids.reverse();

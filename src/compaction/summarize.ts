@@ -3,10 +3,13 @@
  * last. It summarizes from the record (the original items), never from an earlier summary of items
  * it still has (summaries of summaries decay, PEERS.md #3), into a fixed structure that keeps files,
  * commands and numbers. A source too large for the summarizer's window (the overflow case) is cut into
- * chunks that each fit, summarized one by one, and the pieces merged.
+ * chunks that each fit, summarized one by one, and the pieces merged. Chunks are sized by the
+ * summarizer's own window; when the summarizer itself answers "prompt is too long" (Anthropic, OpenAI,
+ * Gemini shapes, `parseOverflowError`), the rest is re-chunked with the provider's count and retried.
  */
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
+import { parseOverflowError, resolveProfile, type OverflowInfo } from '../providers/index.js';
 import type { Item } from '../transcript/items.js';
 import { formatItem } from './text.js';
 
@@ -84,6 +87,70 @@ export function openaiSummarizer(options: ClientOptions & { client?: OpenAI }): 
   };
 }
 
+/** A non-2xx answer of the Gemini REST API, carrying its status and body (what `parseOverflowError` reads). */
+export class GeminiSummarizerError extends Error {
+  override name = 'GeminiSummarizerError';
+  constructor(
+    readonly status: number,
+    readonly error: unknown,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * A summarizer that calls Gemini's `generateContent` over plain `fetch` (any runtime, no SDK). No
+ * retries: an error is thrown as a `GeminiSummarizerError` with the provider's status and body.
+ */
+export function geminiSummarizer(options: ClientOptions & { fetch?: typeof fetch }): SummarizerClient {
+  const root = (options.baseURL ?? 'https://generativelanguage.googleapis.com/v1beta').replace(/\/+$/, '');
+  const doFetch = options.fetch ?? fetch;
+  return {
+    model: options.model,
+    async complete({ system, user, maxTokens }) {
+      const url = `${root}/models/${encodeURIComponent(options.model)}:generateContent`;
+      const res = await doFetch(url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-goog-api-key': options.apiKey ?? process.env['GEMINI_API_KEY'] ?? '',
+        },
+        body: JSON.stringify({
+          systemInstruction: { parts: [{ text: system }] },
+          contents: [{ role: 'user', parts: [{ text: user }] }],
+          generationConfig: { maxOutputTokens: maxTokens },
+        }),
+        ...(options.timeoutMs ? { signal: AbortSignal.timeout(options.timeoutMs) } : {}),
+      });
+      const raw = await res.text();
+      let body: unknown = raw;
+      try {
+        body = JSON.parse(raw);
+      } catch {
+        // Not JSON (a proxy's error page): keep the text for the message.
+      }
+      if (!res.ok) {
+        const inner = (body as { error?: { message?: string } } | undefined)?.error;
+        throw new GeminiSummarizerError(
+          res.status,
+          inner ?? body,
+          `${res.status} ${inner?.message ?? String(raw).slice(0, 300)}`,
+        );
+      }
+      const parts =
+        (body as { candidates?: Array<{ content?: { parts?: Array<{ text?: string }> } }> }).candidates?.[0]
+          ?.content?.parts ?? [];
+      const text = parts
+        .map((p) => p.text ?? '')
+        .join('')
+        .trim();
+      if (!text) throw new Error(`summarizer ${options.model} returned no text`);
+      return text;
+    },
+  };
+}
+
 /** The sections every summary has, in order. */
 export const SUMMARY_SECTIONS = [
   'Goal',
@@ -113,8 +180,11 @@ a later part overrides an earlier one where they disagree (say so).`;
 
 export interface SummarizeOptions {
   client: SummarizerClient;
-  /** Input tokens the summarizer model accepts in one call (its window minus its output). */
-  window: number;
+  /**
+   * The summarizer model's context window: chunks are sized so that prompt + `maxTokens` fit it.
+   * Default: the window of the client model's profile (`resolveProfile(client.model)`).
+   */
+  window?: number;
   /** Tokens of a text as the summarizer counts them. Default: length / 3, rounded up (errs high). */
   estimateText?: (text: string) => number;
   /** Extra instructions from the person (`/compact focus on the API`). */
@@ -127,8 +197,10 @@ export interface SummaryResult {
   text: string;
   /** Pieces the source was cut into (1 when it fit at once). */
   chunks: number;
-  /** Model calls made, merges included. */
+  /** Model calls made, merges included (calls the provider refused as too long included). */
   calls: number;
+  /** Times the summarizer answered "prompt is too long" and the rest was re-chunked. */
+  overflows: number;
   /** Ids of the items summarized (earlier summaries covered by them left out). */
   source: string[];
 }
@@ -166,12 +238,17 @@ export function chunkTranscript(
   budget: number,
   estimate: (t: string) => number,
 ): string[] {
+  return chunkPieces(pieces, budget, estimate).map((c) => c.join('\n'));
+}
+
+/** `chunkTranscript` keeping the pieces of each chunk, so the rest can be re-chunked after an overflow. */
+function chunkPieces(pieces: readonly string[], budget: number, estimate: (t: string) => number): string[][] {
   if (budget < 16) throw new RangeError(`summarize: chunk budget ${budget} tokens is too small`);
-  const chunks: string[] = [];
+  const chunks: string[][] = [];
   let current: string[] = [];
   let used = 0;
   const flush = () => {
-    if (current.length) chunks.push(current.join('\n'));
+    if (current.length) chunks.push(current);
     current = [];
     used = 0;
   };
@@ -181,7 +258,7 @@ export function chunkTranscript(
       // One item larger than a chunk: cut its text by characters in proportion to the estimate.
       flush();
       const step = Math.max(1, Math.floor((piece.length * budget) / t));
-      for (let at = 0; at < piece.length; at += step) chunks.push(piece.slice(at, at + step));
+      for (let at = 0; at < piece.length; at += step) chunks.push([piece.slice(at, at + step)]);
       continue;
     }
     if (used + t > budget) flush();
@@ -192,57 +269,111 @@ export function chunkTranscript(
   return chunks;
 }
 
-/** Summarizes `items` through `options.client`, chunking and merging when they do not fit at once. */
+/** Overflows of the summarizer tolerated in one summary before giving up. */
+export const MAX_SUMMARIZER_OVERFLOWS = 4;
+
+/** Thrown inside `summarize` when the provider refused a prompt as too long: re-chunk and retry. */
+class Rechunk extends Error {}
+
+/**
+ * Summarizes `items` through `options.client`, chunking and merging when they do not fit at once.
+ * Chunks are sized by the summarizer's window; if the summarizer still answers that the prompt is too
+ * long, its own count (and limit, where the message gives one) corrects the estimate and the part not
+ * yet summarized is re-chunked and retried, up to `MAX_SUMMARIZER_OVERFLOWS` times.
+ */
 export async function summarize(items: readonly Item[], options: SummarizeOptions): Promise<SummaryResult> {
-  const estimate = options.estimateText ?? conservative;
+  const base = options.estimateText ?? conservative;
   const maxTokens = options.maxTokens ?? 4000;
+  let window = options.window ?? resolveProfile(options.client.model).profile.contextWindow;
+  // Provider tokens per estimated token, learned from the summarizer's own overflow errors.
+  let scale = 1;
+  const estimate = (t: string): number => Math.ceil(base(t) * scale);
   const source = summarySource(items);
-  const overhead =
-    estimate(SUMMARY_SYSTEM) + estimate(userPrompt('', options.instructions, { index: 99, of: 99 }));
-  const budget = options.window - maxTokens - overhead;
-  if (budget < 16) {
-    throw new RangeError(
-      `summarize: summarizer window ${options.window} leaves ${budget} tokens for the source after ${maxTokens} output and ${overhead} prompt`,
-    );
-  }
-  const chunks = chunkTranscript(
+  const budget = (): number => {
+    const overhead =
+      estimate(SUMMARY_SYSTEM) + estimate(userPrompt('', options.instructions, { index: 99, of: 99 }));
+    const b = window - maxTokens - overhead;
+    if (b < 16) {
+      throw new RangeError(
+        `summarize: summarizer window ${window} leaves ${b} tokens for the source after ${maxTokens} output and ${overhead} prompt`,
+      );
+    }
+    return b;
+  };
+  let chunks = chunkPieces(
     source.map((it) => formatItem(it)),
-    budget,
+    budget(),
     estimate,
   );
   let calls = 0;
-  const call = async (system: string, user: string) => {
-    calls++;
-    return options.client.complete({ system, user, maxTokens });
+  let overflows = 0;
+  const learn = (o: OverflowInfo, sent: number, err: unknown): void => {
+    overflows++;
+    if (overflows > MAX_SUMMARIZER_OVERFLOWS) {
+      throw new Error(
+        `summarize: the summarizer ${options.client.model} still overflows after ${MAX_SUMMARIZER_OVERFLOWS} re-chunks (window ${window}, estimate ×${scale.toFixed(2)}): ${o.message}`,
+        { cause: err },
+      );
+    }
+    const limitBit = o.limit !== undefined && o.limit < window;
+    if (limitBit) window = o.limit!;
+    // The provider's count of what we estimated as `sent`; without a count (OpenAI Responses), it
+    // counted at least the room the prompt had.
+    const theirs = o.measuredTokens ?? Math.max(window - maxTokens + 1, Math.ceil(sent * scale * 1.25));
+    const ratio = theirs / Math.max(1, sent);
+    scale = ratio > scale ? ratio * 1.02 : limitBit ? scale : scale * 1.1;
   };
-  if (chunks.length === 0) return { text: '', chunks: 0, calls: 0, source: [] };
+  const call = async (system: string, user: string): Promise<string> => {
+    calls++;
+    try {
+      return await options.client.complete({ system, user, maxTokens });
+    } catch (err) {
+      const o = parseOverflowError(err);
+      if (!o) throw err;
+      learn(o, base(system) + base(user), err);
+      throw new Rechunk();
+    }
+  };
+  if (chunks.length === 0) return { text: '', chunks: 0, calls: 0, overflows: 0, source: [] };
   let parts: string[] = [];
-  for (let i = 0; i < chunks.length; i++) {
+  for (let i = 0; i < chunks.length;) {
     const part = chunks.length > 1 ? { index: i + 1, of: chunks.length } : undefined;
-    parts.push(await call(SUMMARY_SYSTEM, userPrompt(chunks[i]!, options.instructions, part)));
+    try {
+      parts.push(await call(SUMMARY_SYSTEM, userPrompt(chunks[i]!.join('\n'), options.instructions, part)));
+      i++;
+    } catch (err) {
+      if (!(err instanceof Rechunk)) throw err;
+      // Parts already summarized stay; the rest is cut again with the corrected estimate.
+      chunks = [...chunks.slice(0, i), ...chunkPieces(chunks.slice(i).flat(), budget(), estimate)];
+    }
   }
   // Merge in groups that fit, until one summary is left.
   while (parts.length > 1) {
     const groups = chunkTranscript(
       parts.map((p, i) => `<part ${i + 1}>\n${p}\n</part>`),
-      options.window - maxTokens - estimate(MERGE_SYSTEM) - 64,
+      window - maxTokens - estimate(MERGE_SYSTEM) - 64,
       estimate,
     );
     if (groups.length >= parts.length) {
       throw new Error(
-        `summarize: summaries of ${parts.length} parts do not fit the summarizer window ${options.window} to merge`,
+        `summarize: summaries of ${parts.length} parts do not fit the summarizer window ${window} to merge`,
       );
     }
-    const merged: string[] = [];
-    for (const g of groups) {
-      merged.push(
-        await call(
-          MERGE_SYSTEM,
-          `${options.instructions ? `The person asks you to: ${options.instructions}\n` : ''}${g}`,
-        ),
-      );
+    try {
+      const merged: string[] = [];
+      for (const g of groups) {
+        merged.push(
+          await call(
+            MERGE_SYSTEM,
+            `${options.instructions ? `The person asks you to: ${options.instructions}\n` : ''}${g}`,
+          ),
+        );
+      }
+      parts = merged;
+    } catch (err) {
+      if (!(err instanceof Rechunk)) throw err;
+      // Group again with the corrected estimate.
     }
-    parts = merged;
   }
-  return { text: parts[0]!, chunks: chunks.length, calls, source: source.map((i) => i.id) };
+  return { text: parts[0]!, chunks: chunks.length, calls, overflows, source: source.map((i) => i.id) };
 }

@@ -28,7 +28,8 @@ export interface CompactionProfile {
 
 /** What one rung did, for the report. */
 export interface RungReport {
-  rung: RungName;
+  /** A `RungName` for the shipped rungs; a custom rung's own name otherwise. */
+  rung: RungName | (string & {});
   /** Whether the rung changed the request. */
   applied: boolean;
   tokensBefore: number;

@@ -8,8 +8,9 @@
  *
  * `repairPairing` enforces it on a copy: results are placed right after their call's run, in call
  * order; a call without a result gets a deterministic synthetic error result (ids derived from the
- * call id so a rebuilt request is byte-identical and the prompt cache holds); results without a call,
- * results before their call and duplicates are dropped. Items that sat between a call and its result
+ * call id so a rebuilt request is byte-identical and the prompt cache holds); a call that reuses an
+ * earlier call's id is re-keyed with its result (never dropped: it is a real action); results without
+ * a call, results before their call and second results are dropped. Items that sat between a call and its result
  * stay where they were relative to each other, after the results. The input array is never mutated.
  */
 import type { Item, ToolCallItem, ToolResultItem } from '../transcript/items.js';
@@ -35,6 +36,14 @@ export interface PairingViolation {
 
 /** The text of a synthetic result; exported so UIs and tests can recognise it. */
 export const NO_RESULT_TEXT = 'No result recorded for this tool call: its output is not in the record.';
+
+/**
+ * The wire id of the `n`th call (n ≥ 2) that reuses call id `callId`. Letters, digits, `_` and `-`
+ * only, so every provider's id rule accepts it when `callId` does.
+ */
+export function rekeyedCallId(callId: string, n: number): string {
+  return `${callId}-${n}`;
+}
 
 /** Deterministic id of the synthetic result for a call: same call, same id, same bytes. */
 export function syntheticResultId(callItemId: string): string {
@@ -168,43 +177,75 @@ function synthesize(call: ToolCallItem): ToolResultItem {
 /**
  * Returns a copy of the path that satisfies the pairing invariant, and what was changed.
  * Deterministic: the same path always gives the same items and repairs.
+ *
+ * Every real action is kept. A call whose id was already used earlier in the path (recorders that
+ * reuse one id for sequential, correctly paired calls) is re-keyed to `rekeyedCallId(id, n)` together
+ * with the results that belong to it; the new id depends only on the items before it, so appending to
+ * the path never changes bytes already sent and the prompt cache holds. A result belongs to a call
+ * with its id that comes before it: the earliest still unanswered one in the latest model run that
+ * holds such a call. Only results that belong to no call (orphans, results before their call) and
+ * second results of an answered call are dropped; every change is reported.
  */
 export function repairPairing(path: readonly Item[]): { items: Item[]; repairs: Repair[] } {
   const repairs: Repair[] = [];
-  // The first call with each id wins; later duplicates are dropped (providers reject reused ids).
-  const callAt = new Map<string, number>();
-  const dropped = new Set<number>();
+  const runOf = new Map<number, number>();
+  modelRuns(path).forEach(([start, end], r) => {
+    for (let i = start; i < end; i++) runOf.set(i, r);
+  });
+
+  // Calls: the wire id of each (re-keyed when its id is already taken by an earlier call).
+  const wireId = new Map<number, string>();
+  const used = new Set<string>();
+  const seen = new Map<string, number>(); // original id → calls seen so far with it
+  const callsById = new Map<string, number[]>(); // original id → call indices, in path order
   for (let i = 0; i < path.length; i++) {
     const item = path[i]!;
     if (item.kind !== 'tool_call') continue;
-    if (callAt.has(item.callId)) {
-      dropped.add(i);
+    const n = (seen.get(item.callId) ?? 0) + 1;
+    seen.set(item.callId, n);
+    let id = item.callId;
+    if (used.has(id)) {
+      let k = n;
+      do id = rekeyedCallId(item.callId, k++);
+      while (used.has(id));
       repairs.push({
-        kind: 'dropped_duplicate_call',
+        kind: 'rekeyed_duplicate_id',
         itemId: item.id,
         callId: item.callId,
-        detail: `call id '${item.callId}' was already used earlier in the path`,
+        detail: `call id '${item.callId}' was already used earlier in the path; sent as '${id}' with its result`,
       });
-    } else callAt.set(item.callId, i);
+    }
+    used.add(id);
+    wireId.set(i, id);
+    const list = callsById.get(item.callId) ?? [];
+    list.push(i);
+    callsById.set(item.callId, list);
   }
-  // The first result after its call wins.
-  const resultAt = new Map<string, number>();
+
+  // Results: each binds to one call (by index) or is dropped.
+  const resultOf = new Map<number, number>(); // call index → result index
+  const dropped = new Set<number>();
   for (let i = 0; i < path.length; i++) {
     const item = path[i]!;
     if (item.kind !== 'tool_result') continue;
-    const call = callAt.get(item.callId);
-    if (call === undefined || call > i) {
+    const before = (callsById.get(item.callId) ?? []).filter((c) => c < i);
+    if (before.length === 0) {
       dropped.add(i);
+      const later = callsById.get(item.callId)?.[0];
       repairs.push({
         kind: 'dropped_orphan_result',
         itemId: item.id,
         callId: item.callId,
         detail:
-          call === undefined
+          later === undefined
             ? `result for call '${item.callId}' has no tool call in the path`
-            : `result comes before its call (index ${i} < ${call})`,
+            : `result comes before its call (index ${i} < ${later})`,
       });
-    } else if (resultAt.has(item.callId)) {
+      continue;
+    }
+    const run = runOf.get(before[before.length - 1]!);
+    const call = before.find((c) => runOf.get(c) === run && !resultOf.has(c));
+    if (call === undefined) {
       dropped.add(i);
       repairs.push({
         kind: 'dropped_duplicate_result',
@@ -212,7 +253,7 @@ export function repairPairing(path: readonly Item[]): { items: Item[]; repairs: 
         callId: item.callId,
         detail: `second result for call '${item.callId}'`,
       });
-    } else resultAt.set(item.callId, i);
+    } else resultOf.set(call, i);
   }
 
   const out: Item[] = [];
@@ -225,20 +266,23 @@ export function repairPairing(path: readonly Item[]): { items: Item[]; repairs: 
       i++;
       continue;
     }
-    const calls: ToolCallItem[] = [];
+    const calls: number[] = [];
     while (i < path.length && isModelRunItem(path[i]!)) {
       const m = path[i]!;
-      if (!dropped.has(i)) {
-        out.push(m);
-        if (m.kind === 'tool_call') calls.push(m);
-      }
+      if (m.kind === 'tool_call') {
+        calls.push(i);
+        const id = wireId.get(i)!;
+        out.push(id === m.callId ? m : { ...m, callId: id });
+      } else out.push(m);
       i++;
     }
     for (let k = 0; k < calls.length; k++) {
-      const call = calls[k]!;
-      const at = resultAt.get(call.callId);
+      const c = calls[k]!;
+      const call = path[c] as ToolCallItem;
+      const id = wireId.get(c)!;
+      const at = resultOf.get(c);
       if (at === undefined) {
-        const result = synthesize(call);
+        const result = synthesize(id === call.callId ? call : { ...call, callId: id });
         out.push(result);
         repairs.push({
           kind: 'synthesized_result',
@@ -248,12 +292,13 @@ export function repairPairing(path: readonly Item[]): { items: Item[]; repairs: 
         });
         continue;
       }
-      out.push(path[at]!);
+      const result = path[at] as ToolResultItem;
+      out.push(id === result.callId ? result : { ...result, callId: id });
       placed.add(at);
       if (at !== i + k) {
         repairs.push({
           kind: 'moved_result',
-          itemId: path[at]!.id,
+          itemId: result.id,
           callId: call.callId,
           detail: `result moved from index ${at} to directly after its call's turn (call order)`,
         });

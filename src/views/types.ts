@@ -73,9 +73,10 @@ export interface Repair {
   kind:
     | 'dropped_orphan_result'
     | 'dropped_duplicate_result'
-    | 'dropped_duplicate_call'
+    | 'rekeyed_duplicate_id'
     | 'synthesized_result'
     | 'moved_result'
+    | 'dropped_reasoning'
     | 'leading_user_turn';
   /** The item the repair is about (for a synthesized result: the call's item id). */
   itemId?: string;

@@ -50,6 +50,24 @@ export function prepareTurns(
   const vision = request.profile?.vision ?? true;
   const normalized = normalize(send, { family: view.family, vision });
   const notes = normalized.notes;
+  // Reasoning a format cannot carry is left out, and said so: Anthropic wants thinking blocks back
+  // with tool use, so a missing one is worth knowing about.
+  const byId = new Map(send.map((i) => [i.id, i]));
+  for (const id of notes.droppedReasoning) {
+    const r = byId.get(id);
+    if (r?.kind !== 'reasoning') continue;
+    const why =
+      r.provider === undefined
+        ? 'it names no provider, so its signature cannot be trusted by any'
+        : r.provider !== view.family
+          ? `it came from ${r.provider}; signatures only travel within one provider family`
+          : 'it carries neither a signature nor encrypted content this format takes back';
+    repairs.push({
+      kind: 'dropped_reasoning',
+      itemId: id,
+      detail: `reasoning left out of the ${provider} body: ${why}`,
+    });
+  }
   const turns = view.adjust ? view.adjust(normalized.turns) : normalized.turns;
   if (view.userFirst && turns[0]?.role === 'assistant') {
     turns.unshift({

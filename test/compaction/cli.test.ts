@@ -83,7 +83,8 @@ describe('glyphfold compact', () => {
     expect(j.request).toBe('request.json');
     expect(j.report.fits).toBe(true);
     expect(j.report.tokensAfter).toBeLessThan(j.report.tokensBefore);
-    expect(j.report.rungs.map((g) => g.rung)).toEqual(['elide', 'shed', 'snapshot', 'summarize']);
+    // The four rungs in order, then (without a summarizer) whatever had to be left out.
+    expect(j.report.rungs.map((g) => g.rung).slice(0, 4)).toEqual(['elide', 'shed', 'snapshot', 'summarize']);
     for (const p of j.pages) expect(readdirSync(dir)).toContain(p.file);
   });
 

@@ -105,7 +105,12 @@ describe('climb', () => {
     expect(r.items[0]).toBe(b.items[0]);
     expect(r.items[1]).toMatchObject({ kind: 'summary', text: '## Goal\nmake tests pass' });
     expect(r.items[r.items.length - 1]).toBe(b.items[b.items.length - 1]);
-    expect(lastUserText(server.requests[0]!)).toContain('correction 0');
+    // Every correction the person typed stays verbatim in the request (they fit the person budget),
+    // so the summarizer is not asked to paraphrase them.
+    const persons = b.items.filter((i) => i.author === 'person');
+    for (const p of persons) expect(r.items).toContain(p);
+    expect(lastUserText(server.requests[0]!)).toContain('thoughts0');
+    expect(lastUserText(server.requests[0]!)).not.toContain('correction 0');
     expect(r.items.some((i) => i.kind === 'image')).toBe(false);
     // Replay without any model call: same request.
     const calls = server.requests.length;

@@ -52,15 +52,24 @@ describe('planSnapshot', () => {
   it('images person messages the budget cannot hold, oldest first', () => {
     const b = new Builder();
     b.person('task');
-    for (let k = 0; k < 3; k++) {
+    for (let k = 0; k < 4; k++) {
       b.tool('read', { k }, filler(4000));
       b.person(`correction ${k} ` + filler(400));
     }
     b.tool('read', { k: 9 }, filler(4000));
     const tokens = b.items.map(charEstimate);
     const plan = planSnapshot(b.items, tokens, { tailBudget: 10, personBudget: 250 });
+    // The latest correction opens the tail whatever its budget; of the three before it, two fit.
+    expect(b.items[plan.tailStart]).toMatchObject({
+      author: 'person',
+      text: expect.stringMatching(/^correction 3/),
+    });
     expect(plan.personKept).toBe(2);
     expect(plan.personImaged).toBe(1);
+    const imaged = plan.middle.filter((m) => !m.verbatim).flatMap((m) => b.items.slice(m.from, m.to));
+    expect(
+      imaged.filter((i) => i.author === 'person').map((i) => i.kind === 'message' && i.text.slice(0, 12)),
+    ).toEqual(['correction 0']);
     segmentsCover(b.items, plan);
   });
 
@@ -74,11 +83,21 @@ describe('planSnapshot', () => {
     b.result('B', 'b', filler(2000));
     b.model('done');
     const tokens = b.items.map(charEstimate);
-    const plan = planSnapshot(b.items, tokens, { tailBudget: 600, personBudget: 100 });
+    const plan = planSnapshot(b.items, tokens, {
+      tailBudget: 600,
+      personBudget: 100,
+      tailFromLatestPerson: false,
+    });
     segmentsCover(b.items, plan);
     // The tail cannot start at B's result; the interjection's island takes the whole call group.
     expect(plan.tailStart).toBe(6);
     expect(plan.middle).toEqual([{ from: 1, to: 6, verbatim: true }]);
+    // By default the interjection is the latest person message: the tail reaches back to the valid
+    // cut before it, which takes the whole call group.
+    const current = planSnapshot(b.items, tokens, { tailBudget: 600, personBudget: 100 });
+    segmentsCover(b.items, current);
+    expect(current.tailStart).toBe(1);
+    expect(current.middle).toEqual([]);
   });
 
   it('holds the invariants on random histories', () => {
@@ -112,6 +131,9 @@ describe('planSnapshot', () => {
           const plan = planSnapshot(b.items, b.items.map(charEstimate), { tailBudget, personBudget });
           segmentsCover(b.items, plan);
           if (b.items.length > plan.headEnd) expect(plan.tailStart).toBeLessThan(b.items.length);
+          // The latest person message outside the head is in the tail, never in the middle.
+          const latest = b.items.findLastIndex((i) => i.kind === 'message' && i.author === 'person');
+          if (latest >= plan.headEnd) expect(plan.tailStart).toBeLessThanOrEqual(latest);
         },
       ),
     );

@@ -122,6 +122,15 @@ describe('policy through the real clients', () => {
     expect(cold.estimate).toBeLessThan(plain.estimate);
     expect(cold.report.economics?.warm).toBe(false);
     expect(server.requests).toHaveLength(0);
+    // Not told anything about the cache: unknown is its own state and never compacts early.
+    const unknown = await prepareRequest(b.items, opts);
+    expect(unknown.decision).toMatchObject({ compact: false });
+    expect(unknown.decision.reason).toMatch(/cache state unknown/);
+    expect(unknown.records).toEqual([]);
+    // A first call (new or resumed session) is cold by definition.
+    const first = await prepareRequest(b.items, { ...opts, cache: { firstCall: true } });
+    expect(first.decision.reason).toMatch(/cache is cold/);
+    expect(first.records.length).toBeGreaterThan(0);
   });
 
   it('gives a model without vision a summary made through the real openai client', async () => {
@@ -154,7 +163,11 @@ describe('policy through the real clients', () => {
 
   it('rebuilds the same bytes after a resume from the stored record', async () => {
     const b = history();
-    const options: CompactionOptions = { model: 'claude-sonnet-4-5', budget: { window: 60_000 } };
+    const options: CompactionOptions = {
+      model: 'claude-sonnet-4-5',
+      budget: { window: 60_000 },
+      cache: { firstCall: true },
+    };
     const first = await prepareRequest(b.items, options);
     expect(first.records.length).toBeGreaterThan(0);
     // The harness appends the records, persists, and a new process loads the path back.

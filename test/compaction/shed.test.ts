@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { shed } from '../../src/compaction/shed.js';
+import type { Item } from '../../src/transcript/items.js';
 import { Builder, charEstimate } from './builder.js';
 
 describe('shed', () => {
@@ -33,9 +34,30 @@ describe('shed', () => {
       { type: 'image', mediaType: 'image/png', data: 'AAAA' },
     ]);
     b.image();
-    const r = shed(b.items, b.items.map(charEstimate), charEstimate, { keepImages: 1 });
+    // Images cost what a vision model charges for them, far more than their placeholder.
+    const withImages = (i: Item): number =>
+      i.kind === 'image' || (i.kind === 'tool_result' && i.content.some((p) => p.type === 'image'))
+        ? 800
+        : charEstimate(i);
+    const r = shed(b.items, b.items.map(withImages), withImages, { keepImages: 1 });
     expect(r.report.items).toEqual([shot.id]);
     expect(r.items[2]).toMatchObject({ kind: 'tool_result', content: [{ text: 'ok' }, { type: 'text' }] });
     expect(() => shed(b.items, [], charEstimate, { keepImages: -1 })).toThrow(/keepImages/);
+  });
+
+  it('never sheds an image whose placeholder costs more than the image (the request would grow)', () => {
+    const b = new Builder();
+    b.person('go');
+    const tiny = b.image(8, 8);
+    b.image();
+    // A text-length estimate makes an 8×8 image nearly free and its placeholder dearer.
+    const tokens = b.items.map(charEstimate);
+    const r = shed(b.items, tokens, charEstimate, { keepImages: 1 });
+    expect(r.report.applied).toBe(false);
+    expect(r.items[1]).toBe(tiny);
+    expect(r.report.tokensAfter).toBe(r.report.tokensBefore);
+    // An earlier compaction's shed stays shed whatever it costs: the request keeps its bytes.
+    const sticky = shed(b.items, tokens, charEstimate, { keepImages: 1, sticky: new Set([tiny.id]) });
+    expect(sticky.report.items).toEqual([tiny.id]);
   });
 });

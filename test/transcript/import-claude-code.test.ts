@@ -138,6 +138,16 @@ describe('claude-code importer', () => {
     ]);
   });
 
+  it('files task notifications (a background task reporting back) as surface context', () => {
+    const note =
+      '<task-notification>\n<task-id>b7</task-id>\n<status>completed</status>\n<summary>Background command "npm test" completed (exit code 0)</summary>\n</task-notification>';
+    const items = classifyClaudeCodeText(`${note}\nok, what did it say?`);
+    expect(items.map((i) => `${i.author}:${i.kind}`)).toEqual(['surface:context', 'person:message']);
+    expect(items[0]).toMatchObject({ source: 'task-notification', text: note });
+    expect(items[1]).toMatchObject({ text: 'ok, what did it say?' });
+    expect(classifyClaudeCodeText(note).map((i) => i.author)).toEqual(['surface']);
+  });
+
   it('imports a subagent file (sidechain only) as its own path', () => {
     const side = lines.filter((l) => l.isSidechain === true);
     const t = importTranscript(side.map((l) => JSON.stringify(l)).join('\n'));

@@ -109,3 +109,34 @@ describe('codex compacted with replacement_history only', () => {
     ]);
   });
 });
+
+describe('codex IDE context', () => {
+  const line = (text: string, at: number): string =>
+    JSON.stringify({
+      timestamp: `2026-11-21T16:02:${String(10 + at).padStart(2, '0')}.000Z`,
+      type: 'response_item',
+      payload: { type: 'message', role: 'user', content: [{ type: 'input_text', text }] },
+    });
+  const ide =
+    '# Context from my IDE setup:\n\n## Active file: src/lib.rs\n\n## Open tabs:\n- lib.rs: src/lib.rs\n- main.rs: src/main.rs\n\n## My request for Codex:\nMake count() handle empty input.\n';
+
+  it('files the editor state as surface context and only the request as the person', () => {
+    const r = importTranscript(
+      [line(ide, 0), line('# Context from my IDE setup:\n\n## Active file: a.rs', 1)].join('\n'),
+      {
+        format: 'codex',
+      },
+    );
+    expect(r.items.map((i) => `${i.author}:${i.kind}`)).toEqual([
+      'surface:context',
+      'person:message',
+      'surface:context',
+    ]);
+    expect(r.items[0]).toMatchObject({
+      source: 'ide-context',
+      text: expect.stringContaining('## Open tabs:'),
+    });
+    expect(r.items[1]).toMatchObject({ text: 'Make count() handle empty input.' });
+    expect(JSON.stringify(r.items[1])).not.toContain('Active file');
+  });
+});

@@ -230,3 +230,25 @@ describe('screen view', () => {
     expect(screenView(path).hiddenAfter.context).toBe(1);
   });
 });
+
+describe('reasoning a format cannot carry is a reported repair, not a silent drop', () => {
+  it('names a reasoning item without provider, a foreign one and an unsigned one', () => {
+    const b = new PathBuilder()
+      .person('go')
+      .add({ kind: 'reasoning', author: 'model', text: 'no provider named' })
+      .add({ kind: 'reasoning', author: 'model', text: 'from gemini', provider: 'gemini', signature: 'g' })
+      .add({ kind: 'reasoning', author: 'model', text: 'unsigned', provider: 'anthropic' })
+      .add({ kind: 'reasoning', author: 'model', text: 'kept', provider: 'anthropic', signature: 'sig' })
+      .call('a', 'f', {})
+      .result('a', 'f', 'ok');
+    const { body, repairs } = wireView('anthropic', b.items, { model: 'claude-sonnet-4-5' });
+    const dropped = repairs.filter((r) => r.kind === 'dropped_reasoning');
+    expect(dropped.map((r) => r.itemId)).toEqual(['p2', 'p3', 'p4']);
+    expect(dropped[0]!.detail).toMatch(/names no provider/);
+    expect(dropped[1]!.detail).toMatch(/came from gemini/);
+    expect(dropped[2]!.detail).toMatch(/neither a signature nor encrypted/);
+    const text = JSON.stringify(body);
+    expect(text).toContain('"thinking":"kept"');
+    expect(text).not.toContain('no provider named');
+  });
+});

@@ -37,12 +37,13 @@ const INJECTED: readonly [RegExp, string][] = [
 ];
 
 /**
- * Splits user text into what the person typed and what the client injected: `<system-reminder>`
- * blocks anywhere in the text, and whole blocks that start with a known injected tag.
+ * Splits user text into what the person typed and what the client injected: `<system-reminder>` and
+ * `<task-notification>` blocks (a background task or subagent reporting back) anywhere in the text,
+ * and whole blocks that start with a known injected tag.
  */
 export const classifyClaudeCodeText: TextClassifier = (text) => {
   const items: NewItem[] = [];
-  const re = /<system-reminder>[\s\S]*?<\/system-reminder>/g;
+  const re = /<(system-reminder|task-notification)>[\s\S]*?<\/\1>/g;
   let last = 0;
   const rest = (segment: string): void => {
     const t = segment.trim();
@@ -53,7 +54,7 @@ export const classifyClaudeCodeText: TextClassifier = (text) => {
   };
   for (let m = re.exec(text); m !== null; m = re.exec(text)) {
     rest(text.slice(last, m.index));
-    items.push({ kind: 'context', author: 'surface', text: m[0], source: 'system-reminder' });
+    items.push({ kind: 'context', author: 'surface', text: m[0], source: m[1]! });
     last = m.index + m[0].length;
   }
   rest(last === 0 ? text : text.slice(last));

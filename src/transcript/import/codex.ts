@@ -32,6 +32,23 @@ const INJECTED: readonly [RegExp, string][] = [
   [/^<turn_aborted>/, 'turn_aborted'],
 ];
 
+/**
+ * The Codex IDE extension prefixes a typed request with the editor's state: `# Context from my IDE
+ * setup:` then `## Active file: …`, `## Open tabs:` …, and the request itself after `## My request
+ * for Codex:`. The client attached the first part (surface); the person typed the second.
+ */
+const IDE_CONTEXT = /^# Context from my IDE setup:/;
+const IDE_REQUEST = /^## My request for Codex:[ \t]*\n?/m;
+
+export function splitIdeContext(text: string): { context?: string; request?: string } {
+  const t = text.trim();
+  if (!IDE_CONTEXT.test(t)) return { request: text };
+  const m = IDE_REQUEST.exec(t);
+  if (!m) return { context: t };
+  const request = t.slice(m.index + m[0].length).trim();
+  return { context: t.slice(0, m.index).trimEnd(), ...(request ? { request } : {}) };
+}
+
 export function looksCodex(values: readonly unknown[]): boolean {
   return values.some(
     (v) => isRecord(v) && typeof v.type === 'string' && LINE_TYPES.has(v.type) && isRecord(v.payload),
@@ -118,7 +135,12 @@ function messageItems(
       const t = text.trim();
       const hit = INJECTED.find(([pattern]) => pattern.test(t));
       if (hit) b.push({ kind: 'context', author: 'surface', text, source: hit[1] }, time);
-      else if (t !== '') b.push({ kind: 'message', author: 'person', text }, time);
+      else if (IDE_CONTEXT.test(t)) {
+        const { context, request } = splitIdeContext(t);
+        if (context)
+          b.push({ kind: 'context', author: 'surface', text: context, source: 'ide-context' }, time);
+        if (request) b.push({ kind: 'message', author: 'person', text: request }, time);
+      } else if (t !== '') b.push({ kind: 'message', author: 'person', text }, time);
     } else {
       // developer / system messages inside the history: per-request instructions the harness added.
       b.push({ kind: 'context', author: 'surface', text, source: String(role) }, time);
