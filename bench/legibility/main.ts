@@ -12,10 +12,13 @@ import { parseArgs } from 'node:util';
 import { makeKit } from './kit.js';
 import { markdown, report, RESULTS_DIR } from './report.js';
 import { rescore, scoreKit, type Results } from './score.js';
+import { parseSource, tableFromResults } from './table.js';
+import { validateLegibility } from '../../src/providers/legibility.js';
 
 const USAGE = `usage: npm run legibility -- kit --variants A,B,… --readers N --seed S --out DIR [--per-reader K] [--flow-width PX | --flow-cols N]
        npm run legibility -- score DIR --reader-model ID --how TEXT --date ISO --out FILE.json [--only-readers 1,2] [--notes FILE]
        npm run legibility -- rescore FILE.json [--out FILE.json]
+       npm run legibility -- table RESULTS.json[:lines|:flow] … --family claude [--base TABLE.json] --out TABLE.json
        npm run legibility -- report [--json] [--dir DIR]`;
 
 function fail(message: string): never {
@@ -38,6 +41,8 @@ const { values, positionals } = parseArgs({
     'only-readers': { type: 'string' },
     'per-reader': { type: 'string' },
     notes: { type: 'string' },
+    family: { type: 'string' },
+    base: { type: 'string' },
     'flow-width': { type: 'string' },
     'flow-cols': { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
@@ -114,6 +119,26 @@ try {
       const results = notes ? { ...scored, notes } : scored;
       write(out, results);
       process.stdout.write(`${summary(results)}\n→ ${out}\n`);
+      break;
+    }
+    case 'table': {
+      if (rest.length === 0) fail('table: at least one results file is required');
+      const family = values.family ?? fail("table: --family is required (the readers' family, e.g. claude)");
+      const out =
+        values.out ?? fail('table: --out TABLE.json is required (e.g. src/providers/legibility.json)');
+      const base = values.base
+        ? validateLegibility(JSON.parse(readFileSync(values.base, 'utf8')), values.base)
+        : undefined;
+      const table = tableFromResults(rest.map(parseSource), family, base);
+      write(out, { version: 1, ...table });
+      for (const e of table.variants) {
+        const m = e.cer[family];
+        if (m)
+          process.stdout.write(
+            `${e.variant}: CER ${(m.cer * 100).toFixed(2)}% over ${m.chars} chars, ${m.readers} readers\n`,
+          );
+      }
+      process.stdout.write(`→ ${out}\n`);
       break;
     }
     case 'rescore': {
