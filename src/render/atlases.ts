@@ -12,7 +12,7 @@ const cache = new Map<CellName, Atlas>();
 export function atlasFor(cell: CellName = '4x6'): Atlas {
   let atlas = cache.get(cell);
   if (!atlas) {
-    const source = SOURCES[cell];
+    const source = Object.hasOwn(SOURCES, cell) ? SOURCES[cell] : undefined;
     if (source === undefined) {
       throw new RangeError(`unknown cell '${String(cell)}': expected one of ${CELL_NAMES.join(', ')}`);
     }

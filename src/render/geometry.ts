@@ -35,7 +35,7 @@ export function pageGeometry(shape: PageShape, cell: CellName = '4x6', scale = 1
       `shape: expected { width, height } in pixels, found ${shape === null ? 'null' : typeof shape}`,
     );
   }
-  const font = CELLS[cell];
+  const font = Object.hasOwn(CELLS, cell) ? CELLS[cell] : undefined;
   if (!font) throw new RangeError(`unknown cell '${String(cell)}': expected one of ${CELL_NAMES.join(', ')}`);
   if (!Number.isInteger(scale) || scale < 1 || scale > MAX_SCALE) {
     throw new RangeError(`scale must be an integer from 1 to ${MAX_SCALE}, found ${String(scale)}`);

@@ -5,6 +5,7 @@
 import {
   closeSync,
   existsSync,
+  fstatSync,
   fsyncSync,
   ftruncateSync,
   mkdirSync,
@@ -65,21 +66,82 @@ export function setAsideTail(path: string, parsed: ParsedLog): string | undefine
   return aside;
 }
 
+/**
+ * The system calls an appender makes. The store passes `nodeLogIo`; a test passes its own copy with a
+ * `write` that fails at a chosen byte (a full disk) to check that every failure is rolled back.
+ */
+export interface LogIo {
+  write(fd: number, buffer: Uint8Array, offset: number, length: number): number;
+  fsync(fd: number): void;
+  truncate(fd: number, length: number): void;
+}
+
+export const nodeLogIo: LogIo = {
+  write: (fd, buffer, offset, length) => writeSync(fd, buffer, offset, length),
+  fsync: (fd) => fsyncSync(fd),
+  truncate: (fd, length) => ftruncateSync(fd, length),
+};
+
+/** A unit could not be written; the log was rolled back to its last commit, so a retry appends cleanly. */
+export class LogWriteError extends Error {
+  override name = 'LogWriteError';
+  constructor(
+    message: string,
+    /** The system error (`ENOSPC`, `EIO`, …). */
+    override readonly cause: unknown,
+    /** False when even the rollback failed: the appender refuses further writes until reopened. */
+    readonly rolledBack: boolean,
+  ) {
+    super(message);
+  }
+}
+
 /** An open log for appending. */
 export class LogAppender {
   private fd: number | undefined;
-  constructor(readonly path: string) {
+  /** Bytes up to the last commit mark: where a failed write is cut back to. */
+  private committed: number;
+  private broken: string | undefined;
+
+  constructor(
+    readonly path: string,
+    private readonly io: LogIo = nodeLogIo,
+  ) {
     if (!existsSync(path)) throw new Error(`log ${path} does not exist`);
     this.fd = openSync(path, 'a');
+    this.committed = fstatSync(this.fd).size;
   }
 
-  /** Appends `text` with one write (looping only on a short write) and fsyncs before returning. */
+  /**
+   * Appends `text` with one write (looping only on a short write) and fsyncs before returning. When the
+   * write or the fsync fails (a full disk, an I/O error), the file is truncated back to the last commit
+   * mark and fsynced before this throws `LogWriteError`: no partial unit stays behind to be read later.
+   */
   append(text: string): void {
     if (this.fd === undefined) throw new Error(`log ${this.path} is closed`);
+    if (this.broken !== undefined) throw new Error(this.broken);
+    const fd = this.fd;
     const buf = Buffer.from(text, 'utf8');
     let done = 0;
-    while (done < buf.length) done += writeSync(this.fd, buf, done, buf.length - done);
-    fsyncSync(this.fd);
+    try {
+      while (done < buf.length) done += this.io.write(fd, buf, done, buf.length - done);
+      this.io.fsync(fd);
+    } catch (err) {
+      const why = `${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`;
+      try {
+        this.io.truncate(fd, this.committed);
+        this.io.fsync(fd);
+      } catch (rollbackErr) {
+        this.broken = `log ${this.path}: a failed write could not be rolled back (${why}, then ${(rollbackErr as NodeJS.ErrnoException).code ?? (rollbackErr as Error).message}); bytes after offset ${this.committed} are not committed: reopen the history to set them aside`;
+        throw new LogWriteError(this.broken, err, false);
+      }
+      throw new LogWriteError(
+        `log ${this.path}: writing ${buf.length} bytes failed after ${done} (${why}); nothing was committed and the log is back at its last commit (${this.committed} bytes)`,
+        err,
+        true,
+      );
+    }
+    this.committed += buf.length;
   }
 
   close(): void {

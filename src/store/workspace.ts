@@ -27,7 +27,7 @@ import { diskBlobs } from './blobs.js';
 import { openDatabase, type ConversationRow, type Db, type HistoryRow, type Statement } from './db.js';
 import { validateId } from './ids.js';
 import { acquireLock } from './lock.js';
-import { createLog, LogAppender, readLog, setAsideTail } from './logfile.js';
+import { createLog, LogAppender, nodeLogIo, readLog, setAsideTail, type LogIo } from './logfile.js';
 
 /** A log with damage in its committed part (tampering, truncation) was opened for writing. */
 export class LogIntegrityError extends Error {
@@ -45,6 +45,14 @@ export interface OpenHistoryOptions extends HistoryOptions {
   readOnly?: boolean;
   /** Open for writing even though the committed part of the log is damaged (problems stay reported). */
   acceptDamage?: boolean;
+}
+
+export interface WorkspaceOptions extends HistoryOptions {
+  /**
+   * @internal The system calls log appends go through. Tests pass a copy of `nodeLogIo` whose `write`
+   * fails at a chosen byte to check that failed commits are rolled back.
+   */
+  logIo?: LogIo;
 }
 
 export interface ReindexReport {
@@ -91,17 +99,23 @@ export class Workspace implements HistoryWorkspace {
   private database: Db | undefined;
   private prepared: { db: Db; updateHistory: Statement; upsertCheckpoint: Statement } | undefined;
   private readonly blobStore: BlobStore;
+  private readonly options: HistoryOptions;
+  /** @internal */
+  readonly logIo: LogIo;
 
   private constructor(
     /** The workspace directory. */
     readonly dir: string,
-    private readonly options: HistoryOptions,
+    options: WorkspaceOptions,
   ) {
+    const { logIo, ...history } = options;
+    this.options = history;
+    this.logIo = logIo ?? nodeLogIo;
     this.blobStore = diskBlobs(join(dir, 'blobs'));
   }
 
   /** Opens (creating when missing) the workspace in `dir`. The database is set up on first use. */
-  static open(dir: string, options: HistoryOptions = {}): Workspace {
+  static open(dir: string, options: WorkspaceOptions = {}): Workspace {
     mkdirSync(join(dir, 'logs'), { recursive: true });
     return new Workspace(dir, options);
   }
@@ -409,15 +423,25 @@ class DiskBackend implements HistoryBackend {
       // Bring the index up to date unless that would erase the evidence of damage.
       const stale = !row || row.lines !== parsed.committedLines || row.head !== (parsed.lastHash ?? null);
       let s: Summary | undefined;
-      if (stale && (damage.length === 0 || mode.acceptDamage))
-        s = ws.db.transaction(() => ws.indexHistory(conversation, agent, parsed))();
+      if (stale && (damage.length === 0 || mode.acceptDamage)) {
+        try {
+          s = ws.db.transaction(() => ws.indexHistory(conversation, agent, parsed))();
+        } catch (err) {
+          // The index is a cache of the log (a full disk, a read-only directory): the history opens
+          // from the log alone, and the row is brought up to date by a later open.
+          process.emitWarning(
+            `glyphfold: workspace index not updated for ${what} (reading the log instead): ${(err as Error).message}`,
+          );
+          s = summarize(parsed);
+        }
+      }
       // A writer keeps the row's counters current; a reader that found the row fresh needs none.
       if (!mode.readOnly) s ??= summarize(parsed);
       this.tip = s?.tip ?? row?.tip ?? null;
       this.turn = s?.turn ?? row?.turn ?? 0;
       this.items = s?.items ?? row?.items ?? 0;
       this.loaded = { header: parsed.header, entries: [...parsed.entries], problems };
-      if (!mode.readOnly) this.appender = new LogAppender(this.path);
+      if (!mode.readOnly) this.appender = new LogAppender(this.path, ws.logIo);
     } catch (err) {
       this.close();
       throw err;
