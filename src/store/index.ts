@@ -5,5 +5,5 @@ export {
   type ReindexReport,
   type WorkspaceOptions,
 } from './workspace.js';
-export { LogWriteError } from './logfile.js';
+export { DEFAULT_MAX_LOG_BYTES, LogFullError, LogWriteError } from './logfile.js';
 export { validateId, ID_PATTERN } from './ids.js';

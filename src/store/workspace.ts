@@ -27,7 +27,15 @@ import { diskBlobs } from './blobs.js';
 import { openDatabase, type ConversationRow, type Db, type HistoryRow, type Statement } from './db.js';
 import { validateId } from './ids.js';
 import { acquireLock } from './lock.js';
-import { createLog, LogAppender, nodeLogIo, readLog, setAsideTail, type LogIo } from './logfile.js';
+import {
+  createLog,
+  DEFAULT_MAX_LOG_BYTES,
+  LogAppender,
+  nodeLogIo,
+  readLog,
+  setAsideTail,
+  type LogIo,
+} from './logfile.js';
 
 /** A log with damage in its committed part (tampering, truncation) was opened for writing. */
 export class LogIntegrityError extends Error {
@@ -53,6 +61,8 @@ export interface WorkspaceOptions extends HistoryOptions {
    * fails at a chosen byte to check that failed commits are rolled back.
    */
   logIo?: LogIo;
+  /** Largest log in bytes (default `DEFAULT_MAX_LOG_BYTES`, 1 GiB); a commit past it throws `LogFullError`. */
+  maxLogBytes?: number;
 }
 
 export interface ReindexReport {
@@ -102,15 +112,18 @@ export class Workspace implements HistoryWorkspace {
   private readonly options: HistoryOptions;
   /** @internal */
   readonly logIo: LogIo;
+  /** @internal */
+  readonly maxLogBytes: number;
 
   private constructor(
     /** The workspace directory. */
     readonly dir: string,
     options: WorkspaceOptions,
   ) {
-    const { logIo, ...history } = options;
+    const { logIo, maxLogBytes, ...history } = options;
     this.options = history;
     this.logIo = logIo ?? nodeLogIo;
+    this.maxLogBytes = maxLogBytes ?? DEFAULT_MAX_LOG_BYTES;
     this.blobStore = diskBlobs(join(dir, 'blobs'));
   }
 
@@ -441,7 +454,7 @@ class DiskBackend implements HistoryBackend {
       this.turn = s?.turn ?? row?.turn ?? 0;
       this.items = s?.items ?? row?.items ?? 0;
       this.loaded = { header: parsed.header, entries: [...parsed.entries], problems };
-      if (!mode.readOnly) this.appender = new LogAppender(this.path, ws.logIo);
+      if (!mode.readOnly) this.appender = new LogAppender(this.path, ws.logIo, ws.maxLogBytes);
     } catch (err) {
       this.close();
       throw err;
