@@ -1,6 +1,9 @@
 export {
   Workspace,
   LogIntegrityError,
+  ReindexLossError,
+  WorkspaceDatabaseError,
+  type ReindexLoss,
   type OpenHistoryOptions,
   type ReindexReport,
   type WorkspaceOptions,

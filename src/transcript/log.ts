@@ -276,6 +276,18 @@ export class LogParser {
     const pending = this.pending;
     const lines = this.lineNo;
     const tornLine = tornBytes > 0;
+    if (lines === 0) {
+      // Logs are created with their header in one rename, so no crash leaves a log without one.
+      problems.push({
+        kind: 'header',
+        line: 1,
+        message:
+          tornBytes === 0
+            ? 'the log is empty (0 bytes): its header line is missing'
+            : `the log has no complete line (${tornBytes} bytes): its header line is missing`,
+      });
+      return { header, entries, lastHash, committedLines, committedBytes, commitHashes, problems };
+    }
     if (pending.length > 0 || tornLine) {
       const from = pending.length > 0 ? this.pendingFrom : lines + 1;
       const to = lines + (tornLine ? 1 : 0);
