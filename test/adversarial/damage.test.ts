@@ -264,8 +264,8 @@ describe('torn tails are cut at byte offsets', () => {
     h.close();
     const reader = ws.history('c1', 'main', { readOnly: true });
     expect(reader.path().at(-1)).toMatchObject({ text: 'after the repair' });
-    // Line 2 is unreadable, so the item after it names a parent the log lacks: that, and nothing else.
-    expect(reader.problems.map((p) => p.kind).sort()).toEqual(['malformed', 'reference']);
+    // Line 2 is unreadable and breaks the chain; the item after it names a parent the log lacks.
+    expect(reader.problems.map((p) => p.kind).sort()).toEqual(['chain', 'malformed', 'reference']);
     reader.close();
     ws.close();
   });
