@@ -108,12 +108,9 @@ describe('reindex never hides lost committed turns', () => {
     const rwText = readFileSync(rw, 'utf8');
     const kept = rwText.split('\n').slice(0, -3).join('\n') + '\n';
     const parsed = parseLog(kept);
-    const lastItem = parsed.entries.filter((e) => e.entry.t === 'item').at(-1)!.entry;
-    const forged = {
-      ...(lastItem as { item: Record<string, unknown> }).item,
-      id: 'it_forged',
-      text: 'forged',
-    };
+    const last = parsed.entries.filter((e) => e.entry.t === 'item').at(-1)!.entry;
+    if (last.t !== 'item') throw new Error('expected an item');
+    const forged = { ...last.item, id: 'it_forged', text: 'forged', parent: last.item.id };
     writeFileSync(
       rw,
       kept +
@@ -121,7 +118,7 @@ describe('reindex never hides lost committed turns', () => {
           [
             {
               t: 'item',
-              item: { ...forged, parent: (lastItem as { item: { id: string } }).item.id } as never,
+              item: forged as never,
             },
             { t: 'commit', turn: 3, time: new Date().toISOString() },
           ],
