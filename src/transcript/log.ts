@@ -9,6 +9,7 @@
  *
  * This module is pure (no I/O): the store reads and writes the bytes, this module says what they mean.
  */
+import { Buffer, isUtf8 } from 'node:buffer';
 import { canonicalJson } from './canonical.js';
 import { sha256Hex } from './hash.js';
 import type { Item } from './items.js';
@@ -139,7 +140,11 @@ function checkEntry(raw: Record<string, unknown>): LogEntry {
   }
 }
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
+/** A line's text; a TypeError when the bytes are not UTF-8 (Buffer's decoder is ~2× TextDecoder's). */
+function decodeLine(bytes: Uint8Array): string {
+  if (!isUtf8(bytes)) throw new TypeError('not valid UTF-8');
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+}
 const NEWLINE = 0x0a;
 
 /**
@@ -183,7 +188,7 @@ export class LogParser {
     const hash = sha256Hex(bytes);
     let raw: Record<string, unknown>;
     try {
-      const parsed: unknown = JSON.parse(utf8.decode(bytes));
+      const parsed: unknown = JSON.parse(decodeLine(bytes));
       if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
         throw new Error('not a JSON object');
       raw = parsed as Record<string, unknown>;
