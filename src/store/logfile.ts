@@ -50,8 +50,12 @@ const READ_CHUNK = 1 << 20;
  * of the whole file is ever made, so a log's size is limited by the entries it holds, not by the
  * largest string the runtime can build. Offsets in the result are bytes.
  */
-export function readLog(path: string, chunkSize = READ_CHUNK): ParsedLog {
-  const parser = new LogParser();
+export function readLog(
+  path: string,
+  chunkSize = READ_CHUNK,
+  options: ConstructorParameters<typeof LogParser>[0] = {},
+): ParsedLog {
+  const parser = new LogParser(options);
   const fd = openSync(path, 'r');
   try {
     const chunk = Buffer.allocUnsafe(chunkSize);

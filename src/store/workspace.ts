@@ -155,6 +155,36 @@ function moveAside(file: string): string {
   return aside;
 }
 
+/**
+ * Reads a log for the index only: the same summary as `summarize(readLog(path))`, but each entry is
+ * dropped once counted (item ids are kept, to check references as the tree does), so reindexing a
+ * workspace holds one unit of one log at a time instead of every log.
+ */
+function readLogSummary(path: string): { parsed: ParsedLog; summary: Summary } {
+  const ids = new Set<string>();
+  const checkpoints = new Map<string, Checkpoint>();
+  const summary: Summary = { tip: null, turn: 0, items: 0, checkpoints: [] };
+  const parsed = readLog(path, undefined, {
+    keepEntries: false,
+    // The rules of applyEntry (src/tree/state.ts), on ids alone.
+    onCommitted: (_line, entry) => {
+      if (entry.t === 'item') {
+        if (ids.has(entry.item.id)) return;
+        ids.add(entry.item.id);
+        summary.items++;
+        summary.tip = entry.item.id;
+      } else if (entry.t === 'tip') {
+        if (entry.tip === null || ids.has(entry.tip)) summary.tip = entry.tip;
+      } else if (entry.t === 'checkpoint') {
+        const c = entry.checkpoint;
+        if (c.at === null || ids.has(c.at)) checkpoints.set(c.label, c);
+      } else summary.turn = Math.max(summary.turn, entry.turn);
+    },
+  });
+  summary.checkpoints = [...checkpoints.values()];
+  return { parsed, summary };
+}
+
 export class Workspace implements HistoryWorkspace {
   private database: Db | undefined;
   private prepared: { db: Db; updateHistory: Statement; upsertCheckpoint: Statement } | undefined;
@@ -227,7 +257,8 @@ export class Workspace implements HistoryWorkspace {
   private indexAll(): void {
     const all = this.readAllLogs({ problems: [], skipped: [] });
     this.db.transaction(() => {
-      for (const { conversation, agent, parsed } of all) this.indexHistory(conversation, agent, parsed);
+      for (const { conversation, agent, parsed, summary } of all)
+        this.indexHistory(conversation, agent, parsed, summary);
     })();
   }
 
@@ -318,9 +349,9 @@ export class Workspace implements HistoryWorkspace {
   /** Every log under `logs/` with a valid conversation and agent id, parsed (streamed). */
   private readAllLogs(
     report: Pick<ReindexReport, 'problems' | 'skipped'>,
-  ): { conversation: string; agent: string; parsed: ParsedLog }[] {
+  ): { conversation: string; agent: string; parsed: ParsedLog; summary: Summary }[] {
     const logsDir = join(this.dir, 'logs');
-    const out: { conversation: string; agent: string; parsed: ParsedLog }[] = [];
+    const out: { conversation: string; agent: string; parsed: ParsedLog; summary: Summary }[] = [];
     if (!existsSync(logsDir)) return out;
     for (const conv of readdirSync(logsDir, { withFileTypes: true })) {
       if (!conv.isDirectory()) continue;
@@ -339,8 +370,8 @@ export class Workspace implements HistoryWorkspace {
           report.skipped.push(`logs/${conv.name}/${file}`);
           continue;
         }
-        const parsed = readLog(join(logsDir, conv.name, file));
-        out.push({ conversation: conv.name, agent, parsed });
+        const { parsed, summary } = readLogSummary(join(logsDir, conv.name, file));
+        out.push({ conversation: conv.name, agent, parsed, summary });
         if (parsed.problems.length > 0)
           report.problems.push({ conversation: conv.name, agent, problems: parsed.problems });
       }
@@ -408,8 +439,8 @@ export class Workspace implements HistoryWorkspace {
     this.db.transaction(() => {
       this.db.exec('DELETE FROM checkpoints; DELETE FROM histories; DELETE FROM conversations;');
       const seen = new Set<string>();
-      for (const { conversation, agent, parsed } of parsedAll) {
-        const s = this.indexHistory(conversation, agent, parsed);
+      for (const { conversation, agent, parsed, summary } of parsedAll) {
+        const s = this.indexHistory(conversation, agent, parsed, summary);
         seen.add(conversation);
         report.histories++;
         report.items += s.items;
@@ -436,14 +467,14 @@ export class Workspace implements HistoryWorkspace {
         } catch {
           continue;
         }
-        this.indexHistory(id, agent, readLog(join(dir, file)));
+        const { parsed, summary } = readLogSummary(join(dir, file));
+        this.indexHistory(id, agent, parsed, summary);
       }
     })();
   }
 
   /** @internal writes the rows for one parsed log (caller holds a transaction). */
-  indexHistory(conversation: string, agent: string, parsed: ParsedLog): Summary {
-    const s = summarize(parsed);
+  indexHistory(conversation: string, agent: string, parsed: ParsedLog, s = summarize(parsed)): Summary {
     const header = parsed.header;
     const created = header?.created ?? new Date(0).toISOString();
     const lineage = header?.forkedFrom;

@@ -174,7 +174,23 @@ export class LogParser {
   private stopped = false;
   private readonly commitHashes = new Map<number, string>();
 
-  constructor(options: { migrations?: readonly Migration[] } = {}) {
+  private readonly keepEntries: boolean;
+  private readonly onCommitted: ((line: number, entry: LogEntry) => void) | undefined;
+
+  /**
+   * `onCommitted` receives every committed entry in order as its commit mark is read; with
+   * `keepEntries: false` the result's `entries` stay empty, so a caller that only summarises a log
+   * (reindex) holds one unit at a time, not the log.
+   */
+  constructor(
+    options: {
+      migrations?: readonly Migration[];
+      keepEntries?: boolean;
+      onCommitted?: (line: number, entry: LogEntry) => void;
+    } = {},
+  ) {
+    this.keepEntries = options.keepEntries ?? true;
+    this.onCommitted = options.onCommitted;
     this.migrations = options.migrations ?? MIGRATIONS;
     this.current = this.migrations.length + 1;
     this.version = this.current;
@@ -252,8 +268,11 @@ export class LogParser {
     }
     if (this.pending.length === 0) this.pendingFrom = lineNo;
     if (entry.t === 'commit') {
-      for (const p of this.pending) this.entries.push(p);
-      this.entries.push({ line: lineNo, entry });
+      this.pending.push({ line: lineNo, entry });
+      for (const p of this.pending) {
+        if (this.keepEntries) this.entries.push(p);
+        this.onCommitted?.(p.line, p.entry);
+      }
       this.pending = [];
       this.committedLines = lineNo;
       this.committedBytes = this.offset;
