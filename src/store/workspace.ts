@@ -242,6 +242,8 @@ export class Workspace implements HistoryWorkspace {
     try {
       this.database = openDatabase(file);
     } catch (err) {
+      // Busy, permissions, a full disk: not damage, and not a reason to set the file aside.
+      if (!isCorruption(err)) throw err;
       throw new WorkspaceDatabaseError(
         `the workspace database ${file} cannot be read (${(err as Error).message}); the logs are intact: ` +
           `'glyphfold reindex --workspace ${this.dir}' moves it aside and rebuilds it from them`,
@@ -400,7 +402,7 @@ export class Workspace implements HistoryWorkspace {
     try {
       rows = this.db.prepare('SELECT * FROM histories').all() as HistoryRow[];
     } catch (err) {
-      if (!(err instanceof WorkspaceDatabaseError) && !isCorruption(err)) throw err;
+      if (!(err instanceof WorkspaceDatabaseError) && !isCorruption(err)) throw err; // only damage
       // Nothing in it can be read, so there is nothing to compare with: set it aside, start over.
       this.close();
       report.movedAside = moveAside(join(this.dir, 'workspace.db'));
