@@ -49,7 +49,20 @@ function isEntryPoint(): boolean {
   }
 }
 
+/**
+ * A reader that stops early (`glyphfold tree … | head`) closes the pipe; the next write fails with
+ * EPIPE. That is the reader's choice, not an error: end quietly with status 0, as `cat` under a shell
+ * pipeline ends. Committed work is on disk already (each commit is fsynced before anything is printed).
+ */
+function quietOnClosedPipe(stream: NodeJS.WriteStream): void {
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(0);
+    throw err;
+  });
+}
+
 if (isEntryPoint()) {
+  quietOnClosedPipe(process.stdout);
   const io: CliIO = {
     stdout: process.stdout,
     stderr: process.stderr,

@@ -1,14 +1,20 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { Workspace } from '../store/workspace.js';
+import { ReindexLossError, Workspace } from '../store/workspace.js';
 import { UsageError, type Command } from './command.js';
 import { requireWorkspace } from './args.js';
 
-const usage = `usage: glyphfold reindex --workspace DIR
+const usage = `usage: glyphfold reindex --workspace DIR [--accept-loss]
 
 Rebuilds the workspace database (conversations, agents, tips, checkpoints, fork lineage) from the
 JSONL logs, which are the source of truth and are not modified. Prints what each damaged log holds,
 with line numbers; exits 1 when a log has damage beyond an uncommitted tail.
+
+A log holding less than the database recorded as committed (truncated, rewritten, or deleted) is a
+loss: reindex lists every one, changes nothing and exits 1, unless --accept-loss is given. An
+unreadable database is moved aside to workspace.db.corrupt-<time> and rebuilt.
+
+  --accept-loss   rebuild even though committed turns are missing from the logs listed
 `;
 
 export const reindexCommand: Command = {
@@ -19,13 +25,31 @@ export const reindexCommand: Command = {
     const { values, positionals } = parseArgs({
       args: argv,
       allowPositionals: true,
-      options: { workspace: { type: 'string' } },
+      options: { workspace: { type: 'string' }, 'accept-loss': { type: 'boolean', default: false } },
     });
     if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}`);
     const dir = requireWorkspace(values.workspace);
     const ws = Workspace.open(resolve(io.cwd, dir));
     try {
-      const r = ws.reindex();
+      let r;
+      try {
+        r = ws.reindex({ acceptLoss: values['accept-loss'] });
+      } catch (err) {
+        if (!(err instanceof ReindexLossError)) throw err;
+        for (const l of err.losses)
+          io.stderr.write(`${l.conversation}/${l.agent}: lost: ${l.kind}: ${l.message}\n`);
+        io.stderr.write(
+          `glyphfold reindex: ${err.losses.length} log(s) hold less than the database recorded as committed; ` +
+            `nothing was changed. Restore the logs from a backup, or pass --accept-loss to rebuild without those turns.\n`,
+        );
+        return 1;
+      }
+      if (r.movedAside)
+        io.stderr.write(
+          `the workspace database could not be read; it was moved to ${r.movedAside} and rebuilt\n`,
+        );
+      for (const l of r.losses)
+        io.stderr.write(`${l.conversation}/${l.agent}: lost (accepted): ${l.kind}: ${l.message}\n`);
       io.stdout.write(
         `reindexed ${r.conversations} conversations, ${r.histories} histories, ${r.items} items\n`,
       );

@@ -35,7 +35,8 @@ export const treeCommand: Command = {
     const width = Number(values.width);
     if (!Number.isInteger(width) || width < 8)
       throw new UsageError(`--width expected an integer >= 8, found ${values.width}`);
-    const ws = Workspace.open(resolve(io.cwd, dir));
+    // Read-only: a mistyped directory is an error, not a new workspace.
+    const ws = Workspace.open(resolve(io.cwd, dir), { readOnly: true });
     try {
       const id = positionals[0];
       if (id === undefined) {

@@ -56,9 +56,9 @@ calls and results are paired first; each repair is reported on stderr, with a to
 
 /** The active path (root → tip) of one agent of a workspace conversation; the most recent one by default. */
 function loadWorkspacePath(dir: string, conversation: string | undefined, agent: string): Item[] {
-  // Reading must not create a workspace where there is none (Workspace.open would).
+  // Reading must not create a workspace where there is none.
   if (!existsSync(dir)) throw new Error(`--workspace: no such directory '${dir}'`);
-  const ws = Workspace.open(dir);
+  const ws = Workspace.open(dir, { readOnly: true });
   try {
     let id = conversation;
     if (id === undefined) {

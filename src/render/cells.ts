@@ -15,7 +15,8 @@ export const MAX_SCALE = 4;
 
 /** Pixel size of one cell at `scale`; throws a RangeError naming the bad cell or scale. */
 export function cellSize(cell: CellName = '4x6', scale = 1): { width: number; height: number } {
-  const size = CELLS[cell];
+  // Own keys only: '__proto__' or 'constructor' must not find Object.prototype's members.
+  const size = Object.hasOwn(CELLS, cell) ? CELLS[cell] : undefined;
   if (!size) throw new RangeError(`unknown cell '${String(cell)}': expected one of ${CELL_NAMES.join(', ')}`);
   if (!Number.isInteger(scale) || scale < 1 || scale > MAX_SCALE) {
     throw new RangeError(`scale must be an integer from 1 to ${MAX_SCALE}, found ${String(scale)}`);

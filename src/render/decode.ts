@@ -16,7 +16,7 @@ import {
 import { atlasFor } from './atlases.js';
 import type { CellName } from './cells.js';
 import { crc32 } from './crc32.js';
-import { pageGeometry } from './geometry.js';
+import { MAX_PAGE_PIXELS, MAX_PAGE_SIDE, pageGeometry } from './geometry.js';
 import { inflateZlib } from './inflate.js';
 import { PNG_SIGNATURE } from './png.js';
 import { variantOf, type Layout, type Spacing, type Variant } from './variant.js';
@@ -104,6 +104,17 @@ export function readPng(png: Uint8Array, label = 'png'): Bitmap {
       `${label}: expected greyscale 1 or 8 bits, or RGB/RGBA 8 bits; found colour type ${colour}, depth ${depth}`,
     );
   }
+  // The declared size is checked before anything is inflated, and inflating stops at what it needs.
+  if (
+    width < 1 ||
+    height < 1 ||
+    width > MAX_PAGE_SIDE ||
+    height > MAX_PAGE_SIDE ||
+    width * height > MAX_PAGE_PIXELS
+  )
+    throw new RangeError(
+      `${label}: IHDR declares ${width}x${height} pixels; a page is 1–${MAX_PAGE_SIDE} pixels a side and at most ${MAX_PAGE_PIXELS} pixels`,
+    );
   const total = idat.reduce((n, d) => n + d.length, 0);
   const joined = new Uint8Array(total);
   let o = 0;
@@ -112,7 +123,12 @@ export function readPng(png: Uint8Array, label = 'png'): Bitmap {
     o += d.length;
   }
   const lineBytes = Math.ceil((width * channels * depth) / 8);
-  const raw = inflateZlib(joined, height * (lineBytes + 1));
+  let raw: Uint8Array;
+  try {
+    raw = inflateZlib(joined, height * (lineBytes + 1), height * (lineBytes + 1));
+  } catch (err) {
+    throw new RangeError(`${label}: image data: ${(err as Error).message}`, { cause: err });
+  }
   const bpp = Math.max(1, (channels * depth) >> 3); // filter unit, §9.2
   if (raw.length < height * (lineBytes + 1)) {
     throw new RangeError(

@@ -55,6 +55,11 @@ export interface RenderOptions {
   deflate?: DeflatePath;
   /** Default: the WASM core where the runtime can instantiate it, else the TS reference. */
   engine?: RenderEngine;
+  /**
+   * Most pages this call may produce, default `DEFAULT_MAX_PAGES` (10,000); a text that needs more
+   * throws a RangeError before drawing page `maxPages + 1`. `Infinity` lifts the limit.
+   */
+  maxPages?: number;
   /** Called after each page is encoded, in order (e.g. to write it out or report progress). */
   onPage?: (page: RenderedPage, index: number) => void | Promise<void>;
 }
@@ -76,6 +81,9 @@ export interface RenderResult {
   /** Total PNG bytes. */
   bytes: number;
 }
+
+/** `render()`'s default page limit: far above any request (a provider takes ≤ 100 images) yet bounded. */
+export const DEFAULT_MAX_PAGES = 10_000;
 
 const COMPRESSIONS: readonly Compression[] = ['default', 'fastest'];
 const ENGINES: readonly RenderEngine[] = ['wasm', 'ts'];
@@ -132,6 +140,9 @@ export async function render(text: string, options: RenderOptions): Promise<Rend
   checkOption('compression', options.compression, COMPRESSIONS);
   checkOption('engine', options.engine, ENGINES);
   checkOption('deflate', options.deflate, DEFLATE_PATHS);
+  const maxPages = options.maxPages ?? DEFAULT_MAX_PAGES;
+  if (!(maxPages === Infinity || (Number.isInteger(maxPages) && maxPages >= 1)))
+    throw new RangeError(`maxPages must be an integer ≥ 1 or Infinity, found ${String(maxPages)}`);
   const encodeOptions = { compression: options.compression ?? 'default', path: options.deflate };
   const result: RenderResult = { pages: [], chars: 0, escapes: 0, bytes: 0 };
   const core = options.engine === 'ts' ? undefined : await acquireCore(options.engine === 'wasm');
@@ -150,6 +161,11 @@ export async function render(text: string, options: RenderOptions): Promise<Rend
     // (tested), without copying the scanlines out or a JS CRC/Adler pass.
     const inCore = core !== undefined && encodeOptions.compression === 'fastest';
     for (const page of pages) {
+      if (result.pages.length >= maxPages)
+        throw new RangeError(
+          `render: the text needs more than ${maxPages} pages of ${g.width}x${g.height}; ` +
+            `pass a larger maxPages (or Infinity) to lift the limit`,
+        );
       // Deflate before the generator resumes: the scanline buffer is reused for the next page.
       const png =
         inCore && 'png' in page

@@ -66,9 +66,11 @@ class Inflater {
     private readonly src: Uint8Array,
     start: number,
     sizeHint: number,
+    private readonly max: number,
   ) {
     this.pos = start;
-    this.out = new Uint8Array(Math.max(1024, sizeHint));
+    // Deflate expands at most 1032:1, so a larger hint (a size declared by a hostile header) is wasted.
+    this.out = new Uint8Array(Math.max(1024, Math.min(sizeHint, max, src.length * 1032 + 1024)));
   }
 
   private fail(what: string): never {
@@ -104,6 +106,7 @@ class Inflater {
 
   private room(n: number): void {
     if (this.length + n <= this.out.length) return;
+    if (this.length + n > this.max) this.fail(`output exceeds the ${this.max} bytes expected`);
     const grown = new Uint8Array(Math.max(this.out.length * 2, this.length + n));
     grown.set(this.out.subarray(0, this.length));
     this.out = grown;
@@ -200,7 +203,11 @@ class Inflater {
 }
 
 /** Inflates a zlib stream (RFC 1950) in pure JS, checking its header and Adler-32. */
-export function inflateZlibPortable(data: Uint8Array, sizeHint = data.length * 4): Uint8Array {
+export function inflateZlibPortable(
+  data: Uint8Array,
+  sizeHint = data.length * 4,
+  maxOutput = Infinity,
+): Uint8Array {
   if (data.length < 6)
     throw new RangeError(`inflate: a zlib stream has at least 6 bytes, found ${data.length}`);
   const cmf = data[0]!;
@@ -210,7 +217,7 @@ export function inflateZlibPortable(data: Uint8Array, sizeHint = data.length * 4
       `inflate: not a zlib deflate stream without preset dictionary (header ${cmf.toString(16)} ${flg.toString(16)})`,
     );
   }
-  const inflater = new Inflater(data, 2, sizeHint);
+  const inflater = new Inflater(data, 2, sizeHint, maxOutput);
   const end = inflater.run();
   const out = inflater.out.subarray(0, inflater.length);
   if (end + 4 > data.length) throw new RangeError('inflate: the zlib stream ends before its Adler-32');
@@ -223,12 +230,16 @@ export function inflateZlibPortable(data: Uint8Array, sizeHint = data.length * 4
   return out;
 }
 
-/** Inflates a zlib stream: Node's zlib where present, else {@link inflateZlibPortable}. */
-export function inflateZlib(data: Uint8Array, sizeHint?: number): Uint8Array {
+/**
+ * Inflates a zlib stream: Node's zlib where present, else {@link inflateZlibPortable}. Output beyond
+ * `maxOutput` bytes is a RangeError, raised as soon as it is produced (a decompression bomb never
+ * reaches memory).
+ */
+export function inflateZlib(data: Uint8Array, sizeHint?: number, maxOutput = Infinity): Uint8Array {
   const zlib = nativeZlib();
-  if (!zlib) return inflateZlibPortable(data, sizeHint);
+  if (!zlib) return inflateZlibPortable(data, sizeHint, maxOutput);
   try {
-    const out = zlib.inflateSync(data);
+    const out = zlib.inflateSync(data, Number.isFinite(maxOutput) ? { maxOutputLength: maxOutput } : {});
     return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
   } catch (err) {
     throw new RangeError(`inflate: ${(err as Error).message}`, { cause: err });

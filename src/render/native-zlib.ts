@@ -10,7 +10,7 @@ export interface ZlibLike {
     data: Uint8Array,
     options: { level: number; strategy?: number; chunkSize?: number; memLevel?: number; windowBits?: number },
   ): Uint8Array;
-  inflateSync(data: Uint8Array, options?: { finishFlush?: number }): Uint8Array;
+  inflateSync(data: Uint8Array, options?: { finishFlush?: number; maxOutputLength?: number }): Uint8Array;
 }
 
 let zlibCache: ZlibLike | null | undefined;

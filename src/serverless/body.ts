@@ -17,7 +17,14 @@ export async function readBody(request: Request, maxBytes: number): Promise<Uint
   const chunks: Uint8Array[] = [];
   let total = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    let step: Awaited<ReturnType<typeof reader.read>>;
+    try {
+      step = await reader.read();
+    } catch (err) {
+      // The client's side failed (a disconnect mid-upload): not a server error, and nobody to answer.
+      throw new HttpError(400, 'bad_request', `request body could not be read: ${(err as Error).message}`);
+    }
+    const { done, value } = step;
     if (done) break;
     total += value.byteLength;
     if (total > maxBytes) {

@@ -18,6 +18,8 @@ export type ErrorCode =
   | 'no_vision'
   | 'bad_transcript'
   | 'page_out_of_range'
+  | 'no_page_shape'
+  | 'not_implemented'
   | 'internal';
 
 /** The JSON body of every error response. */

@@ -13,6 +13,7 @@ import { toBase64 } from './base64.js';
 import { parseJson, readBody } from './body.js';
 import { HttpError } from './errors.js';
 import { validateRenderBody, type RenderRequestBody } from './request.js';
+import type { CellName } from '../render/cells.js';
 
 /** Size limits; every one maps to a 413 with its own error code. */
 export interface Limits {
@@ -175,6 +176,26 @@ async function contentText(body: RenderRequestBody): Promise<{ text: string; war
   return { text: formatItems(imported.items), warnings: imported.warnings };
 }
 
+/** `bestPageShape`, with "no page of this cell and scale fits the model" as a 422 naming both. */
+function pageShape(
+  profile: Parameters<typeof bestPageShape>[0],
+  model: string,
+  cell: CellName,
+  scale: number,
+  imagesInRequest: number,
+): ReturnType<typeof bestPageShape> {
+  try {
+    return bestPageShape(profile, { cell, scale, imagesInRequest });
+  } catch (err) {
+    throw new HttpError(
+      422,
+      'no_page_shape',
+      `no page of cell ${cell} at scale ${scale} fits model '${model}' (${profile.family}) without resizing: ` +
+        `use a smaller cell or scale (${(err as Error).message})`,
+    );
+  }
+}
+
 async function renderRoute(
   request: Request,
   url: URL,
@@ -223,15 +244,25 @@ async function renderRoute(
   const cell = body.cell ?? '4x6';
   const scale = body.scale ?? 1;
   // bestPageShape memoises per profile and image-count bucket, so calling it per request is cheap.
-  let shape = bestPageShape(profile, { cell, scale, imagesInRequest: 1 });
+  let shape = pageShape(profile, body.model, cell, scale, 1);
   let options = { shape: { width: shape.width, height: shape.height }, cell, scale };
   // Layout is cheap and draws nothing: refuse oversized jobs before spending time on pixels.
   let layout = countPages(text, options);
+  // More pages than the model takes in one request: no shape exists for that count (checked before
+  // asking for one, which would throw).
+  if (layout.pages > profile.images.maxPerRequest) {
+    throw new HttpError(
+      413,
+      'too_many_pages',
+      `text needs ${layout.pages} pages at ${shape.width}x${shape.height} (${cell}, scale ${scale}); ` +
+        `${profile.family} takes at most ${profile.images.maxPerRequest} images per request`,
+    );
+  }
   if (layout.pages > 1) {
     // Some providers cap image sides when a request carries many images (Anthropic: > 20 → 2000 px),
     // so the shape depends on the page count; one re-layout settles it (a smaller page only adds pages
     // within the same rule).
-    const many = bestPageShape(profile, { cell, scale, imagesInRequest: layout.pages });
+    const many = pageShape(profile, body.model, cell, scale, layout.pages);
     if (many.width !== shape.width || many.height !== shape.height) {
       shape = many;
       options = { shape: { width: shape.width, height: shape.height }, cell, scale };

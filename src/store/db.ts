@@ -63,12 +63,42 @@ export interface ConversationRow {
 export type Db = Database.Database;
 export type Statement = Database.Statement;
 
+/** How long a connection waits for another one's lock before "database is locked". */
+const BUSY_TIMEOUT_MS = 10_000;
+
+const isBusy = (err: unknown) => ((err as { code?: string }).code ?? '').startsWith('SQLITE_BUSY');
+
+/**
+ * Runs `step`, retrying while SQLite answers SQLITE_BUSY without having waited itself. That happens
+ * where waiting could deadlock: switching a fresh database to WAL needs an exclusive lock, and when
+ * several processes open a new workspace at once each holds a shared lock, so SQLite fails one of them
+ * at once instead of calling the busy handler. Retrying from scratch (no lock held) is safe.
+ */
+function retryBusy<T>(step: () => T): T {
+  const deadline = Date.now() + BUSY_TIMEOUT_MS;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return step();
+    } catch (err) {
+      if (!isBusy(err) || Date.now() > deadline) throw err;
+      Atomics.wait(pause, 0, 0, Math.min(50, 2 + attempt * 5)); // a synchronous sleep
+    }
+  }
+}
+
 export function openDatabase(file: string): Db {
-  const db = new Database(file);
-  db.pragma('journal_mode = WAL');
+  // `timeout` is the busy handler from the first statement on (the pragma below included).
+  const db = new Database(file, { timeout: BUSY_TIMEOUT_MS });
+  try {
+    if (db.pragma('journal_mode', { simple: true }) !== 'wal' && file !== ':memory:')
+      retryBusy(() => db.pragma('journal_mode = WAL'));
+  } catch (err) {
+    db.close();
+    throw err;
+  }
   // The logs carry durability; the index may lag them by a commit after a crash and is checked on open.
   db.pragma('synchronous = NORMAL');
-  db.pragma('busy_timeout = 10000');
   const version = db.pragma('user_version', { simple: true }) as number;
   if (version > DB_MIGRATIONS.length)
     throw new Error(

@@ -1,9 +1,27 @@
 /**
- * One writer per conversation-and-agent: a lock file created with O_EXCL holding the writer's pid. A
- * lock whose pid no longer runs is stale and is taken over (after a crash, nobody has to clean up).
+ * One writer per conversation-and-agent: a lock file created with O_EXCL holding the writer's pid and,
+ * on Linux, the process start time (/proc/<pid>/stat field 22). A lock whose process no longer runs is
+ * stale and is taken over (after a crash, nobody has to clean up). The start time tells a live writer
+ * from an unrelated process that reuses its pid (PID 1 after a container restart, say).
  */
-import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync, constants } from 'node:fs';
+import {
+  closeSync,
+  fstatSync,
+  openSync,
+  readFileSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+  constants,
+} from 'node:fs';
 import { HistoryLockedError } from '../tree/backend.js';
+
+/**
+ * Lock files this process holds now, by device and inode (one file may be reached by several paths):
+ * its own pid in any other lock file is left over from a past life of the pid.
+ */
+const held = new Set<string>();
+const fileKey = (st: { dev: number; ino: number }) => `${st.dev}:${st.ino}`;
 
 function alive(pid: number): boolean {
   try {
@@ -13,6 +31,38 @@ function alive(pid: number): boolean {
     // EPERM: the process exists but belongs to someone else.
     return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
+}
+
+/**
+ * The start time of `pid` in clock ticks since boot (proc(5), /proc/<pid>/stat field 22), or
+ * `undefined` where /proc is not there. Field 2 (the command name) may hold spaces and parentheses, so
+ * fields are counted after its closing parenthesis.
+ */
+export function processStartTime(pid: number): string | undefined {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // fields[0] is field 3 (state), so field 22 is fields[19].
+  return fields[19];
+}
+
+/** True when the lock text names a process that runs now and is the one that wrote the lock. */
+function holderRuns(path: string, pid: number, start: string | undefined): boolean {
+  if (pid === process.pid) {
+    try {
+      return held.has(fileKey(statSync(path)));
+    } catch {
+      return false;
+    }
+  }
+  if (!alive(pid)) return false;
+  if (start === undefined) return true; // a lock without a start time: the pid is all we know
+  const now = processStartTime(pid);
+  return now === undefined || now === start;
 }
 
 /** Takes the lock at `path` or throws `HistoryLockedError` naming the holder. Returns the release function. */
@@ -30,8 +80,9 @@ export function acquireLock(path: string, what: string): () => void {
         if ((readErr as NodeJS.ErrnoException).code === 'ENOENT') continue; // released meanwhile
         throw readErr;
       }
-      const pid = Number.parseInt(text, 10);
-      if (Number.isInteger(pid) && pid > 0 && alive(pid))
+      const [pidText, start] = text.trim().split(/\s+/);
+      const pid = Number.parseInt(pidText ?? '', 10);
+      if (Number.isInteger(pid) && pid > 0 && holderRuns(path, pid, start))
         throw new HistoryLockedError(`${what} is open for writing by process ${pid} (lock file ${path})`);
       if ((!Number.isInteger(pid) || pid <= 0) && Date.now() - statSync(path).mtimeMs < 2000)
         // A new holder creates the file, then writes its pid: an empty, fresh file is being taken now.
@@ -39,18 +90,22 @@ export function acquireLock(path: string, what: string): () => void {
           `${what} is being opened for writing by another process (lock file ${path})`,
         );
       try {
-        unlinkSync(path); // stale: its process is gone
+        unlinkSync(path); // stale: its process is gone, or the pid now belongs to another process
       } catch (unlinkErr) {
         if ((unlinkErr as NodeJS.ErrnoException).code !== 'ENOENT') throw unlinkErr;
       }
       continue;
     }
-    writeSync(fd, `${process.pid}\n`);
+    const start = processStartTime(process.pid);
+    writeSync(fd, start === undefined ? `${process.pid}\n` : `${process.pid} ${start}\n`);
+    const key = fileKey(fstatSync(fd));
     closeSync(fd);
+    held.add(key);
     let released = false;
     return () => {
       if (released) return;
       released = true;
+      held.delete(key);
       try {
         unlinkSync(path);
       } catch (err) {

@@ -9,7 +9,7 @@
  * Opening a history reads its own log and one database row, nothing else, so it costs the same in a
  * workspace of one conversation or of thousands.
  */
-import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Checkpoint, LogEntry, LogHeader, LogProblem, Lineage, ParsedLog } from '../transcript/log.js';
@@ -27,7 +27,15 @@ import { diskBlobs } from './blobs.js';
 import { openDatabase, type ConversationRow, type Db, type HistoryRow, type Statement } from './db.js';
 import { validateId } from './ids.js';
 import { acquireLock } from './lock.js';
-import { createLog, LogAppender, readLog, setAsideTail } from './logfile.js';
+import {
+  createLog,
+  DEFAULT_MAX_LOG_BYTES,
+  LogAppender,
+  nodeLogIo,
+  readLog,
+  setAsideTail,
+  type LogIo,
+} from './logfile.js';
 
 /** A log with damage in its committed part (tampering, truncation) was opened for writing. */
 export class LogIntegrityError extends Error {
@@ -47,12 +55,58 @@ export interface OpenHistoryOptions extends HistoryOptions {
   acceptDamage?: boolean;
 }
 
+export interface WorkspaceOptions extends HistoryOptions {
+  /**
+   * @internal The system calls log appends go through. Tests pass a copy of `nodeLogIo` whose `write`
+   * fails at a chosen byte to check that failed commits are rolled back.
+   */
+  logIo?: LogIo;
+  /** Largest log in bytes (default `DEFAULT_MAX_LOG_BYTES`, 1 GiB); a commit past it throws `LogFullError`. */
+  maxLogBytes?: number;
+  /**
+   * Open an existing workspace for reading: a missing one is an error instead of being created, no
+   * history opens for writing, and without a `workspace.db` the index is built in memory from the logs.
+   */
+  readOnly?: boolean;
+}
+
+/** The workspace database cannot be read; the logs (the source of truth) are untouched. */
+export class WorkspaceDatabaseError extends Error {
+  override name = 'WorkspaceDatabaseError';
+}
+
+/**
+ * `reindex()` found logs holding less than the workspace database recorded as committed (truncated,
+ * rewritten, or gone). Nothing was changed; `reindex({ acceptLoss: true })` rebuilds anyway.
+ */
+export class ReindexLossError extends Error {
+  override name = 'ReindexLossError';
+  constructor(
+    message: string,
+    readonly losses: readonly ReindexLoss[],
+  ) {
+    super(message);
+  }
+}
+
+/** One log that disagrees with what the workspace database recorded as committed. */
+export interface ReindexLoss {
+  conversation: string;
+  agent: string;
+  kind: 'truncated' | 'rewritten' | 'missing';
+  message: string;
+}
+
 export interface ReindexReport {
   conversations: number;
   histories: number;
   items: number;
   /** Problems per log, with line numbers. */
   problems: { conversation: string; agent: string; problems: LogProblem[] }[];
+  /** Logs holding less than the old database recorded (only with `acceptLoss`; else reindex throws). */
+  losses: ReindexLoss[];
+  /** Where an unreadable old database was moved before the rebuild. */
+  movedAside?: string;
   /** Entries under `logs/` that are not valid conversation or agent names (left alone). */
   skipped: string[];
 }
@@ -87,29 +141,127 @@ function summarize(parsed: ParsedLog): Summary {
   };
 }
 
+/** SQLite's "not a database" and "malformed" errors: the file is damaged, not busy or missing. */
+function isCorruption(err: unknown): boolean {
+  const code = (err as { code?: string }).code ?? '';
+  return code.startsWith('SQLITE_CORRUPT') || code.startsWith('SQLITE_NOTADB');
+}
+
+/** Renames `file` and its WAL companions to `<file>.corrupt-<time>`; returns the new name. */
+function moveAside(file: string): string {
+  const aside = `${file}.corrupt-${Date.now()}`;
+  for (const suffix of ['', '-wal', '-shm'])
+    if (existsSync(file + suffix)) renameSync(file + suffix, aside + suffix);
+  return aside;
+}
+
+/**
+ * Reads a log for the index only: the same summary as `summarize(readLog(path))`, but each entry is
+ * dropped once counted (item ids are kept, to check references as the tree does), so reindexing a
+ * workspace holds one unit of one log at a time instead of every log.
+ */
+function readLogSummary(path: string): { parsed: ParsedLog; summary: Summary } {
+  const ids = new Set<string>();
+  const checkpoints = new Map<string, Checkpoint>();
+  const summary: Summary = { tip: null, turn: 0, items: 0, checkpoints: [] };
+  const parsed = readLog(path, undefined, {
+    keepEntries: false,
+    // The rules of applyEntry (src/tree/state.ts), on ids alone.
+    onCommitted: (_line, entry) => {
+      if (entry.t === 'item') {
+        if (ids.has(entry.item.id)) return;
+        ids.add(entry.item.id);
+        summary.items++;
+        summary.tip = entry.item.id;
+      } else if (entry.t === 'tip') {
+        if (entry.tip === null || ids.has(entry.tip)) summary.tip = entry.tip;
+      } else if (entry.t === 'checkpoint') {
+        const c = entry.checkpoint;
+        if (c.at === null || ids.has(c.at)) checkpoints.set(c.label, c);
+      } else summary.turn = Math.max(summary.turn, entry.turn);
+    },
+  });
+  summary.checkpoints = [...checkpoints.values()];
+  return { parsed, summary };
+}
+
 export class Workspace implements HistoryWorkspace {
   private database: Db | undefined;
   private prepared: { db: Db; updateHistory: Statement; upsertCheckpoint: Statement } | undefined;
   private readonly blobStore: BlobStore;
+  private readonly options: HistoryOptions;
+  /** @internal */
+  readonly logIo: LogIo;
+  /** @internal */
+  readonly maxLogBytes: number;
+  private readonly readOnlyWorkspace: boolean;
 
   private constructor(
     /** The workspace directory. */
     readonly dir: string,
-    private readonly options: HistoryOptions,
+    options: WorkspaceOptions,
   ) {
+    const { logIo, maxLogBytes, readOnly, ...history } = options;
+    this.options = history;
+    this.readOnlyWorkspace = readOnly ?? false;
+    this.logIo = logIo ?? nodeLogIo;
+    this.maxLogBytes = maxLogBytes ?? DEFAULT_MAX_LOG_BYTES;
     this.blobStore = diskBlobs(join(dir, 'blobs'));
   }
 
-  /** Opens (creating when missing) the workspace in `dir`. The database is set up on first use. */
-  static open(dir: string, options: HistoryOptions = {}): Workspace {
-    mkdirSync(join(dir, 'logs'), { recursive: true });
+  /**
+   * Opens (creating when missing) the workspace in `dir`. The database is set up on first use. With
+   * `readOnly`, a directory that holds no workspace is an error and nothing is created.
+   */
+  static open(dir: string, options: WorkspaceOptions = {}): Workspace {
+    if (options.readOnly) {
+      if (!existsSync(join(dir, 'logs')) && !existsSync(join(dir, 'workspace.db')))
+        throw new Error(`no glyphfold workspace in ${dir} (expected ${join(dir, 'logs')})`);
+    } else mkdirSync(join(dir, 'logs'), { recursive: true });
     return new Workspace(dir, options);
   }
 
-  /** @internal lazily opened, migrated, WAL. */
+  /** True when opened with `readOnly`. */
+  get readOnly(): boolean {
+    return this.readOnlyWorkspace;
+  }
+
+  /**
+   * @internal lazily opened, migrated, WAL. A missing database is rebuilt from the logs (in memory
+   * for a read-only workspace); an unreadable one is a `WorkspaceDatabaseError` naming the file.
+   */
   get db(): Db {
-    this.database ??= openDatabase(join(this.dir, 'workspace.db'));
+    if (this.database) return this.database;
+    const file = join(this.dir, 'workspace.db');
+    const fresh = !existsSync(file);
+    if (fresh && this.readOnlyWorkspace) {
+      this.database = openDatabase(':memory:');
+      this.indexAll();
+      return this.database;
+    }
+    try {
+      this.database = openDatabase(file);
+    } catch (err) {
+      // Busy, permissions, a full disk: not damage, and not a reason to set the file aside.
+      if (!isCorruption(err)) throw err;
+      throw new WorkspaceDatabaseError(
+        `the workspace database ${file} cannot be read (${(err as Error).message}); the logs are intact: ` +
+          `'glyphfold reindex --workspace ${this.dir}' moves it aside and rebuilds it from them`,
+        { cause: err },
+      );
+    }
+    // Deleted (or never written after a crash): index what the logs hold, so no conversation is hidden.
+    if (fresh) this.indexAll();
     return this.database;
+  }
+
+  /** Indexes every valid log (a fresh database: nothing to compare with). */
+  private indexAll(): void {
+    const all = this.readAllLogs({ problems: [], skipped: [] });
+    this.db.transaction(() => {
+      for (const { conversation, agent, parsed, summary } of all)
+        this.indexHistory(conversation, agent, parsed, summary);
+    })();
   }
 
   get blobs(): BlobStore {
@@ -131,6 +283,10 @@ export class Workspace implements HistoryWorkspace {
    * takes the writer lock: a second writer gets `HistoryLockedError`. Close it to release the lock.
    */
   history(conversation: string, agent = 'main', options: OpenHistoryOptions = {}): AgentHistory {
+    if (this.readOnlyWorkspace && !options.readOnly)
+      throw new Error(
+        `conversation ${conversation} agent ${agent}: the workspace ${this.dir} is open read-only; pass { readOnly: true }`,
+      );
     const backend = new DiskBackend(this, conversation, agent, {
       readOnly: options.readOnly ?? false,
       acceptDamage: options.acceptDamage ?? false,
@@ -192,11 +348,13 @@ export class Workspace implements HistoryWorkspace {
     ).map((r) => r.id);
   }
 
-  /** Rebuilds the database from the logs (which stay untouched) and reports what each log holds. */
-  reindex(): ReindexReport {
-    const report: ReindexReport = { conversations: 0, histories: 0, items: 0, problems: [], skipped: [] };
+  /** Every log under `logs/` with a valid conversation and agent id, parsed (streamed). */
+  private readAllLogs(
+    report: Pick<ReindexReport, 'problems' | 'skipped'>,
+  ): { conversation: string; agent: string; parsed: ParsedLog; summary: Summary }[] {
     const logsDir = join(this.dir, 'logs');
-    const parsedAll: { conversation: string; agent: string; parsed: ParsedLog }[] = [];
+    const out: { conversation: string; agent: string; parsed: ParsedLog; summary: Summary }[] = [];
+    if (!existsSync(logsDir)) return out;
     for (const conv of readdirSync(logsDir, { withFileTypes: true })) {
       if (!conv.isDirectory()) continue;
       try {
@@ -214,18 +372,78 @@ export class Workspace implements HistoryWorkspace {
           report.skipped.push(`logs/${conv.name}/${file}`);
           continue;
         }
-        const parsed = readLog(join(logsDir, conv.name, file));
-        parsedAll.push({ conversation: conv.name, agent, parsed });
+        const { parsed, summary } = readLogSummary(join(logsDir, conv.name, file));
+        out.push({ conversation: conv.name, agent, parsed, summary });
         if (parsed.problems.length > 0)
           report.problems.push({ conversation: conv.name, agent, problems: parsed.problems });
       }
     }
+    return out;
+  }
+
+  /**
+   * Rebuilds the database from the logs (which stay untouched) and reports what each log holds. Every
+   * log holding less than the old database recorded as committed — fewer committed lines, a different
+   * line where the recorded head was, or no log at all — is a `ReindexLoss`: without `acceptLoss` the
+   * call throws `ReindexLossError` listing all of them and changes nothing, so a repair never hides
+   * lost turns. An unreadable database is moved aside (`movedAside`) and rebuilt.
+   */
+  reindex(options: { acceptLoss?: boolean } = {}): ReindexReport {
+    const report: ReindexReport = {
+      conversations: 0,
+      histories: 0,
+      items: 0,
+      problems: [],
+      losses: [],
+      skipped: [],
+    };
+    const parsedAll = this.readAllLogs(report);
+    let rows: HistoryRow[] = [];
+    try {
+      rows = this.db.prepare('SELECT * FROM histories').all() as HistoryRow[];
+    } catch (err) {
+      if (!(err instanceof WorkspaceDatabaseError) && !isCorruption(err)) throw err; // only damage
+      // Nothing in it can be read, so there is nothing to compare with: set it aside, start over.
+      this.close();
+      report.movedAside = moveAside(join(this.dir, 'workspace.db'));
+    }
+    const byKey = new Map(parsedAll.map((p) => [`${p.conversation}/${p.agent}`, p.parsed]));
+    for (const row of rows) {
+      const parsed = byKey.get(`${row.conversation}/${row.agent}`);
+      const base = { conversation: row.conversation, agent: row.agent };
+      if (!parsed)
+        report.losses.push({
+          ...base,
+          kind: 'missing',
+          message: `the log is gone; the database recorded ${row.lines} committed lines (turn ${row.turn}, ${row.items} items)`,
+        });
+      else if (row.lines > parsed.committedLines)
+        report.losses.push({
+          ...base,
+          kind: 'truncated',
+          message: `the log has ${parsed.committedLines} committed lines; the database recorded ${row.lines} (turn ${row.turn}, ${row.items} items)`,
+        });
+      else if (row.head !== null && parsed.commitHashes.get(row.lines) !== row.head)
+        report.losses.push({
+          ...base,
+          kind: 'rewritten',
+          message: `line ${row.lines} is not the commit the database recorded (hash ${row.head.slice(0, 12)}…): the log was rewritten`,
+        });
+    }
+    if (report.losses.length > 0 && !options.acceptLoss) {
+      throw new ReindexLossError(
+        `reindex: ${report.losses.length} log(s) hold less than the workspace database recorded as committed; ` +
+          `nothing was changed. Rebuilding would make the loss permanent; pass acceptLoss (--accept-loss) to do it anyway:\n  ` +
+          report.losses.map((l) => `${l.conversation}/${l.agent}: ${l.kind}: ${l.message}`).join('\n  '),
+        report.losses,
+      );
+    }
     this.db.transaction(() => {
       this.db.exec('DELETE FROM checkpoints; DELETE FROM histories; DELETE FROM conversations;');
       const seen = new Set<string>();
-      for (const { conversation, agent, parsed } of parsedAll) {
-        const s = this.indexHistory(conversation, agent, parsed);
-        if (!seen.has(conversation)) seen.add(conversation);
+      for (const { conversation, agent, parsed, summary } of parsedAll) {
+        const s = this.indexHistory(conversation, agent, parsed, summary);
+        seen.add(conversation);
         report.histories++;
         report.items += s.items;
       }
@@ -251,14 +469,14 @@ export class Workspace implements HistoryWorkspace {
         } catch {
           continue;
         }
-        this.indexHistory(id, agent, readLog(join(dir, file)));
+        const { parsed, summary } = readLogSummary(join(dir, file));
+        this.indexHistory(id, agent, parsed, summary);
       }
     })();
   }
 
   /** @internal writes the rows for one parsed log (caller holds a transaction). */
-  indexHistory(conversation: string, agent: string, parsed: ParsedLog): Summary {
-    const s = summarize(parsed);
+  indexHistory(conversation: string, agent: string, parsed: ParsedLog, s = summarize(parsed)): Summary {
     const header = parsed.header;
     const created = header?.created ?? new Date(0).toISOString();
     const lineage = header?.forkedFrom;
@@ -366,21 +584,21 @@ class DiskBackend implements HistoryBackend {
       } else if (mode.lineage) {
         throw new Error(`fork: conversation ${conversation} already has a history for agent ${agent}`);
       }
+      // The row first, then the log: a writer appends to the log before it updates the row, so a
+      // log read after the row holds at least what the row records, even while commits go on.
+      const row = ws.historyRow(conversation, agent);
+      if (statSync(this.path).size === 0 && !mode.readOnly && mode.acceptDamage) {
+        // An empty file (never written by us: logs are created with their header by a rename).
+        createLog(this.path, {
+          t: 'header',
+          v: LOG_VERSION,
+          conversation,
+          agent,
+          created: new Date().toISOString(),
+        });
+      }
       let parsed = readLog(this.path);
       const problems = [...parsed.problems];
-      if (!mode.readOnly) {
-        const aside = setAsideTail(this.path, parsed);
-        if (aside) {
-          const i = problems.findIndex((p) => p.kind === 'uncommitted');
-          if (i >= 0)
-            problems[i] = {
-              ...problems[i]!,
-              message: `${problems[i]!.message}; the bytes were moved to ${aside}`,
-            };
-          parsed = { ...parsed, problems };
-        }
-      }
-      const row = ws.historyRow(conversation, agent);
       if (row) {
         const hashThere = parsed.commitHashes.get(row.lines);
         if (row.lines > parsed.committedLines)
@@ -398,26 +616,49 @@ class DiskBackend implements HistoryBackend {
       }
       const damage = problems.filter((p) => DAMAGE.has(p.kind));
       if (damage.length > 0 && !mode.readOnly && !mode.acceptDamage) {
+        // Refused before anything on disk changes (the tail stays where it is, for inspection).
         throw new LogIntegrityError(
           `${what}: the log ${this.path} is damaged; refusing to write on top of it (open read-only to inspect, or pass acceptDamage):\n  ` +
             damage.map((p) => p.message).join('\n  '),
           damage,
         );
       }
+      if (!mode.readOnly) {
+        const aside = setAsideTail(this.path, parsed);
+        if (aside) {
+          const i = problems.findIndex((p) => p.kind === 'uncommitted');
+          if (i >= 0)
+            problems[i] = {
+              ...problems[i]!,
+              message: `${problems[i]!.message}; the bytes were moved to ${aside}`,
+            };
+          parsed = { ...parsed, problems };
+        }
+      }
       this.head = parsed.lastHash ?? '';
       this.lines = parsed.committedLines;
       // Bring the index up to date unless that would erase the evidence of damage.
       const stale = !row || row.lines !== parsed.committedLines || row.head !== (parsed.lastHash ?? null);
       let s: Summary | undefined;
-      if (stale && (damage.length === 0 || mode.acceptDamage))
-        s = ws.db.transaction(() => ws.indexHistory(conversation, agent, parsed))();
+      if (stale && (damage.length === 0 || mode.acceptDamage)) {
+        try {
+          s = ws.db.transaction(() => ws.indexHistory(conversation, agent, parsed))();
+        } catch (err) {
+          // The index is a cache of the log (a full disk, a read-only directory): the history opens
+          // from the log alone, and the row is brought up to date by a later open.
+          process.emitWarning(
+            `glyphfold: workspace index not updated for ${what} (reading the log instead): ${(err as Error).message}`,
+          );
+          s = summarize(parsed);
+        }
+      }
       // A writer keeps the row's counters current; a reader that found the row fresh needs none.
       if (!mode.readOnly) s ??= summarize(parsed);
       this.tip = s?.tip ?? row?.tip ?? null;
       this.turn = s?.turn ?? row?.turn ?? 0;
       this.items = s?.items ?? row?.items ?? 0;
       this.loaded = { header: parsed.header, entries: [...parsed.entries], problems };
-      if (!mode.readOnly) this.appender = new LogAppender(this.path);
+      if (!mode.readOnly) this.appender = new LogAppender(this.path, ws.logIo, ws.maxLogBytes);
     } catch (err) {
       this.close();
       throw err;

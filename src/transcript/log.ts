@@ -9,6 +9,7 @@
  *
  * This module is pure (no I/O): the store reads and writes the bytes, this module says what they mean.
  */
+import { Buffer, isUtf8 } from 'node:buffer';
 import { canonicalJson } from './canonical.js';
 import { sha256Hex } from './hash.js';
 import type { Item } from './items.js';
@@ -139,131 +140,217 @@ function checkEntry(raw: Record<string, unknown>): LogEntry {
   }
 }
 
+/** A line's text; a TypeError when the bytes are not UTF-8 (Buffer's decoder is ~2× TextDecoder's). */
+function decodeLine(bytes: Uint8Array): string {
+  if (!isUtf8(bytes)) throw new TypeError('not valid UTF-8');
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+}
+const NEWLINE = 0x0a;
+
 /**
- * Parses a log. Never throws on bad content: every problem is reported with its line number and the
- * rest loads. Malformed or invalid lines are skipped; the hash chain is checked over the raw bytes of
+ * Parses a log line by line, so a caller can stream a file of any size through it without holding
+ * the file (or one string of it) in memory: `line()` for every line in order (bytes without the
+ * '\n'), then `finish()`. Offsets are counted in bytes as written, whatever the bytes hold. Never throws
+ * on bad content: every problem is reported with its line number and the rest loads. Malformed or
+ * invalid lines (invalid UTF-8 included) are skipped; the hash chain is checked over the raw bytes of
  * every line (malformed ones included), so a broken link says exactly where the file was altered.
  */
-export function parseLog(text: string, options: { migrations?: readonly Migration[] } = {}): ParsedLog {
-  const migrations = options.migrations ?? MIGRATIONS;
-  const current = migrations.length + 1;
-  const problems: LogProblem[] = [];
-  const entries: ParsedLog['entries'] = [];
-  let header: LogHeader | undefined;
-  let pending: ParsedLog['entries'] = [];
-  let pendingFrom = 0;
-  let expectedPrev: string | undefined;
-  let lastHash: string | undefined;
-  let committedLines = 0;
-  let committedBytes = 0;
-  let offset = 0;
-  let version = current;
-  const commitHashes = new Map<number, string>();
+export class LogParser {
+  private readonly migrations: readonly Migration[];
+  private readonly current: number;
+  private readonly problems: LogProblem[] = [];
+  private readonly entries: ParsedLog['entries'] = [];
+  private header: LogHeader | undefined;
+  private pending: ParsedLog['entries'] = [];
+  private pendingFrom = 0;
+  private expectedPrev: string | undefined;
+  private lastHash: string | undefined;
+  private committedLines = 0;
+  private committedBytes = 0;
+  private offset = 0;
+  private lineNo = 0;
+  private version: number;
+  /** Set when the header names a version this code cannot read: later lines are not interpreted. */
+  private stopped = false;
+  private readonly commitHashes = new Map<number, string>();
 
-  const lines = text.split('\n');
-  // A file that ends in '\n' splits into a trailing ''; anything else there is a torn last line.
-  const torn = lines.pop();
-  for (let i = 0; i < lines.length; i++) {
-    const lineNo = i + 1;
-    const line = lines[i]!;
-    // Character offset; converted to bytes once at the end (per-line byteLength costs ~10% of a load).
-    offset += line.length + 1;
-    const hash = sha256Hex(line);
+  private readonly keepEntries: boolean;
+  private readonly onCommitted: ((line: number, entry: LogEntry) => void) | undefined;
+
+  /**
+   * `onCommitted` receives every committed entry in order as its commit mark is read; with
+   * `keepEntries: false` the result's `entries` stay empty, so a caller that only summarises a log
+   * (reindex) holds one unit at a time, not the log.
+   */
+  constructor(
+    options: {
+      migrations?: readonly Migration[];
+      keepEntries?: boolean;
+      onCommitted?: (line: number, entry: LogEntry) => void;
+    } = {},
+  ) {
+    this.keepEntries = options.keepEntries ?? true;
+    this.onCommitted = options.onCommitted;
+    this.migrations = options.migrations ?? MIGRATIONS;
+    this.current = this.migrations.length + 1;
+    this.version = this.current;
+  }
+
+  /** One complete line, without its '\n'. */
+  line(bytes: Uint8Array): void {
+    const lineNo = ++this.lineNo;
+    this.offset += bytes.length + 1;
+    if (this.stopped) return;
+    const hash = sha256Hex(bytes);
     let raw: Record<string, unknown>;
     try {
-      const parsed: unknown = JSON.parse(line);
+      const parsed: unknown = JSON.parse(decodeLine(bytes));
       if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
         throw new Error('not a JSON object');
       raw = parsed as Record<string, unknown>;
     } catch (err) {
-      problems.push({
+      const why = err instanceof TypeError ? 'not valid UTF-8' : (err as Error).message;
+      this.problems.push({
         kind: 'malformed',
         line: lineNo,
-        message: `line ${lineNo}: not valid JSON (${(err as Error).message})`,
+        message: `line ${lineNo}: not valid JSON (${why})`,
       });
-      expectedPrev = hash;
-      continue;
+      this.expectedPrev = hash;
+      return;
     }
     if (lineNo === 1) {
-      expectedPrev = hash;
+      this.expectedPrev = hash;
       if (raw.t !== 'header') {
-        problems.push({
+        this.problems.push({
           kind: 'header',
           line: 1,
           message: `line 1: expected the header entry, found ${JSON.stringify(raw.t)} (was the start of the log cut off?)`,
         });
       } else {
+        const current = this.current;
         if (!Number.isInteger(raw.v) || (raw.v as number) < 1 || (raw.v as number) > current) {
-          problems.push({
+          this.problems.push({
             kind: 'version',
             line: 1,
             message: `line 1: log format version ${String(raw.v)} is not supported (this code reads 1..${current})`,
           });
-          return {
-            header: undefined,
-            entries: [],
-            lastHash: hash,
-            committedLines: 1,
-            committedBytes: Buffer.byteLength(text.slice(0, offset)),
-            commitHashes,
-            problems,
-          };
+          this.stopped = true;
+          this.lastHash = hash;
+          this.committedLines = 1;
+          this.committedBytes = this.offset;
+          return;
         }
-        version = raw.v as number;
-        header = migrate(raw, version, migrations) as unknown as LogHeader;
-        committedLines = 1;
-        committedBytes = offset;
-        lastHash = hash;
-        commitHashes.set(1, hash);
-        continue;
+        this.version = raw.v as number;
+        this.header = migrate(raw, this.version, this.migrations) as unknown as LogHeader;
+        this.committedLines = 1;
+        this.committedBytes = this.offset;
+        this.lastHash = hash;
+        this.commitHashes.set(1, hash);
+        return;
       }
     }
-    if (raw.prev !== expectedPrev) {
-      problems.push({
+    if (raw.prev !== this.expectedPrev) {
+      this.problems.push({
         kind: 'chain',
         line: lineNo,
         message: `line ${lineNo}: hash chain broken (prev does not match line ${lineNo - 1}; a line was altered, removed or inserted)`,
       });
     }
-    expectedPrev = hash;
+    this.expectedPrev = hash;
     let entry: LogEntry;
     try {
       // checkEntry builds a fresh entry from the known fields, which leaves `prev` behind.
-      entry = checkEntry(migrate(raw, version, migrations));
+      entry = checkEntry(migrate(raw, this.version, this.migrations));
     } catch (err) {
       const message = err instanceof ItemValidationError || err instanceof Error ? err.message : String(err);
-      problems.push({ kind: 'invalid', line: lineNo, message: `line ${lineNo}: ${message}` });
-      continue;
+      this.problems.push({ kind: 'invalid', line: lineNo, message: `line ${lineNo}: ${message}` });
+      return;
     }
-    if (pending.length === 0) pendingFrom = lineNo;
+    if (this.pending.length === 0) this.pendingFrom = lineNo;
     if (entry.t === 'commit') {
-      for (const p of pending) entries.push(p);
-      entries.push({ line: lineNo, entry });
-      pending = [];
-      committedLines = lineNo;
-      committedBytes = offset;
-      lastHash = hash;
-      commitHashes.set(lineNo, hash);
+      this.pending.push({ line: lineNo, entry });
+      for (const p of this.pending) {
+        if (this.keepEntries) this.entries.push(p);
+        this.onCommitted?.(p.line, p.entry);
+      }
+      this.pending = [];
+      this.committedLines = lineNo;
+      this.committedBytes = this.offset;
+      this.lastHash = hash;
+      this.commitHashes.set(lineNo, hash);
     } else {
-      pending.push({ line: lineNo, entry });
+      this.pending.push({ line: lineNo, entry });
     }
   }
-  committedBytes = Buffer.byteLength(text.slice(0, committedBytes));
-  const tornLine = torn !== undefined && torn.length > 0;
-  if (pending.length > 0 || tornLine) {
-    const from = pending.length > 0 ? pendingFrom : lines.length + 1;
-    const to = lines.length + (tornLine ? 1 : 0);
-    const items = pending.filter((p) => p.entry.t === 'item').length;
-    problems.push({
-      kind: 'uncommitted',
-      line: from,
-      message:
-        `lines ${from}-${to} come after the last commit mark (line ${committedLines}) and were ignored: ` +
-        `${pending.length} complete entr${pending.length === 1 ? 'y' : 'ies'} (${items} item${items === 1 ? '' : 's'})` +
-        (tornLine ? ' and a torn last line' : ''),
-    });
+
+  /** Ends the log; `tornBytes` is how many bytes follow the last '\n' (a torn last line). */
+  finish(tornBytes = 0): ParsedLog {
+    const { header, entries, lastHash, committedLines, committedBytes, commitHashes, problems } = this;
+    if (this.stopped) {
+      return {
+        header: undefined,
+        entries: [],
+        lastHash,
+        committedLines,
+        committedBytes,
+        commitHashes,
+        problems,
+      };
+    }
+    const pending = this.pending;
+    const lines = this.lineNo;
+    const tornLine = tornBytes > 0;
+    if (lines === 0) {
+      // Logs are created with their header in one rename, so no crash leaves a log without one.
+      problems.push({
+        kind: 'header',
+        line: 1,
+        message:
+          tornBytes === 0
+            ? 'the log is empty (0 bytes): its header line is missing'
+            : `the log has no complete line (${tornBytes} bytes): its header line is missing`,
+      });
+      return { header, entries, lastHash, committedLines, committedBytes, commitHashes, problems };
+    }
+    if (pending.length > 0 || tornLine) {
+      const from = pending.length > 0 ? this.pendingFrom : lines + 1;
+      const to = lines + (tornLine ? 1 : 0);
+      const items = pending.filter((p) => p.entry.t === 'item').length;
+      problems.push({
+        kind: 'uncommitted',
+        line: from,
+        message:
+          `lines ${from}-${to} come after the last commit mark (line ${committedLines}) and were ignored: ` +
+          `${pending.length} complete entr${pending.length === 1 ? 'y' : 'ies'} (${items} item${items === 1 ? '' : 's'})` +
+          (tornLine ? ' and a torn last line' : ''),
+      });
+    }
+    return { header, entries, lastHash, committedLines, committedBytes, commitHashes, problems };
   }
-  return { header, entries, lastHash, committedLines, committedBytes, commitHashes, problems };
+}
+
+/** Feeds every complete line of `bytes` to `parser`; returns how many bytes follow the last '\n'. */
+export function feedLines(parser: LogParser, bytes: Uint8Array): number {
+  let start = 0;
+  for (;;) {
+    const end = bytes.indexOf(NEWLINE, start);
+    if (end < 0) return bytes.length - start;
+    parser.line(bytes.subarray(start, end));
+    start = end + 1;
+  }
+}
+
+/**
+ * Parses a whole log held in memory (text, or bytes as read from disk). A store reading a file should
+ * stream it through `LogParser` instead. See `LogParser` for what is reported.
+ */
+export function parseLog(
+  text: string | Uint8Array,
+  options: { migrations?: readonly Migration[] } = {},
+): ParsedLog {
+  const bytes = typeof text === 'string' ? new TextEncoder().encode(text) : text;
+  const parser = new LogParser(options);
+  return parser.finish(feedLines(parser, bytes));
 }
 
 function migrate(

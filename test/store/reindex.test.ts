@@ -38,7 +38,8 @@ describe('reindex', () => {
     mkdirSync(join(dir, 'logs', 'bad name!'));
     writeFileSync(join(dir, 'logs', 'c1', 'not..valid.jsonl'), '');
     ws = Workspace.open(dir);
-    expect(ws.conversations()).toEqual([]);
+    // A deleted database is rebuilt from the logs on first use: no conversation is hidden.
+    expect(ws.conversations()).toEqual(['c1', 'c1-copy']);
     const report = ws.reindex();
     expect(report).toMatchObject({ conversations: 2, histories: 3, items: 2 + 1 + 1, problems: [] });
     expect(report.skipped.sort()).toEqual(['logs/bad name!', 'logs/c1/not..valid.jsonl']);

@@ -6,12 +6,14 @@ import { importAnthropic, looksAnthropic } from './anthropic.js';
 import { isRecord, type ImportFormat, type ImportOptions, type ImportResult } from './build.js';
 import { importClaudeCode, looksClaudeCode } from './claude-code.js';
 import { importCodex, looksCodex } from './codex.js';
+import { checkTextDepth, checkValueDepth } from './depth.js';
 import { importGlyphfold, looksGlyphfold } from './glyphfold.js';
 import { hasOpenAIChatSignal, importOpenAIChat, looksOpenAIChat } from './openai-chat.js';
 
 export type { ImportFormat, ImportOptions, ImportResult } from './build.js';
 export { pairingWarnings } from './build.js';
 export { classifyClaudeCodeText } from './claude-code.js';
+export { MAX_IMPORT_DEPTH } from './depth.js';
 
 export const IMPORT_FORMATS: readonly ImportFormat[] = [
   'claude-code',
@@ -90,9 +92,24 @@ export function detectFormat(input: string | unknown): ImportFormat {
 
 /**
  * Imports a transcript from another harness. `input` is the file's text, or already-parsed JSON for
- * the array formats. Same input and options → same items and ids.
+ * the array formats. Same input and options → same items and ids. A leading UTF-8 byte-order mark is
+ * ignored; nesting deeper than `MAX_IMPORT_DEPTH` and input that yields no item are errors.
  */
 export function importTranscript(input: string | unknown, options: ImportOptions = {}): ImportResult {
+  const result = importAny(input, options);
+  if (result.items.length === 0) {
+    const why =
+      result.warnings.length > 0 ? `; the importer noted: ${result.warnings.slice(0, 5).join('; ')}` : '';
+    throw new Error(`import: the ${result.format} input holds no items to import${why}`);
+  }
+  return result;
+}
+
+function importAny(input: string | unknown, options: ImportOptions): ImportResult {
+  // A UTF-8 byte-order mark (editors on Windows write one) is not part of the JSON.
+  if (typeof input === 'string' && input.charCodeAt(0) === 0xfeff) input = input.slice(1);
+  if (typeof input === 'string') checkTextDepth(input);
+  else checkValueDepth(input);
   const format = options.format ?? detectFormat(input);
   if (!IMPORT_FORMATS.includes(format)) {
     throw new Error(
