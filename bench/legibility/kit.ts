@@ -65,8 +65,8 @@ extension \`.txt\` (\`q7f3k2.png\` → \`q7f3k2.txt\`).
 
 ## Notation
 
-- A row that ends with a small hook mark in its last column continues on the next row: join the
-  two rows into one line and do not write the mark.
+- A row that ends with a white-on-black hook (↵-like) in its last column continues on the next row:
+  join the two rows into one line and do not write the mark.
 - In some images a pilcrow drawn white on black (an inverted ¶ cell) inside a row means a line
   break: write a newline, not the mark. In those images every row holds the same number of character cells and the end of a
   row is not a line break: the text simply continues on the next row (a word may be split across
@@ -98,6 +98,8 @@ export interface KitOptions {
   flowWidth?: number;
   /** Columns of a flow page instead (e.g. 84, as lines pages), whatever its width in pixels. */
   flowCols?: number;
+  /** Columns of a lines page (default 84, so no generated line wraps; fewer makes long lines wrap). */
+  linesCols?: number;
 }
 
 /** Builds the kit in `out` and returns its key (also written to `out/key.json`). */
@@ -108,7 +110,7 @@ export async function makeKit(options: KitOptions): Promise<KitKey> {
   if (!Number.isInteger(seed)) throw new RangeError(`seed must be an integer, found ${seed}`);
   if (options.variants.length < 1) throw new RangeError('variants: expected at least one variant id');
   const variants: BenchVariant[] = options.variants.map((id) =>
-    resolveVariant(id, options.flowWidth, options.flowCols),
+    resolveVariant(id, options.flowWidth, options.flowCols, options.linesCols),
   );
   const ids = variants.map((v) => v.id);
   const dup = ids.find((id, i) => ids.indexOf(id) !== i);

@@ -15,7 +15,7 @@ import { rescore, scoreKit, type Results } from './score.js';
 import { parseSource, tableFromResults } from './table.js';
 import { validateLegibility } from '../../src/providers/legibility.js';
 
-const USAGE = `usage: npm run legibility -- kit --variants A,B,… --readers N --seed S --out DIR [--per-reader K] [--flow-width PX | --flow-cols N]
+const USAGE = `usage: npm run legibility -- kit --variants A,B,… --readers N --seed S --out DIR [--per-reader K] [--flow-width PX | --flow-cols N] [--lines-cols N]
        npm run legibility -- score DIR --reader-model ID --how TEXT --date ISO --out FILE.json [--only-readers 1,2] [--notes FILE]
        npm run legibility -- rescore FILE.json [--out FILE.json]
        npm run legibility -- table RESULTS.json[:lines|:flow] … --family claude [--base TABLE.json] --out TABLE.json
@@ -45,6 +45,7 @@ const { values, positionals } = parseArgs({
     base: { type: 'string' },
     'flow-width': { type: 'string' },
     'flow-cols': { type: 'string' },
+    'lines-cols': { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
@@ -93,6 +94,7 @@ try {
         ...(values['per-reader'] ? { perReader: int('per-reader', values['per-reader']) } : {}),
         ...(values['flow-width'] ? { flowWidth: int('flow-width', values['flow-width']) } : {}),
         ...(values['flow-cols'] ? { flowCols: int('flow-cols', values['flow-cols']) } : {}),
+        ...(values['lines-cols'] ? { linesCols: int('lines-cols', values['lines-cols']) } : {}),
       });
       const split = key.images.filter((i) => i.parts.length > 1).length;
       process.stdout.write(

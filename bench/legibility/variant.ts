@@ -35,7 +35,12 @@ export interface BenchVariant {
 }
 
 /** Parses a variant id (`<font>[+c<N>][+r<N>][+s<N>][+flow]`); RangeError naming the bad part. */
-export function resolveVariant(id: string, flowWidth = FLOW_MAX_WIDTH, flowCols?: number): BenchVariant {
+export function resolveVariant(
+  id: string,
+  flowWidth = FLOW_MAX_WIDTH,
+  flowCols?: number,
+  linesCols = LINES_COLUMNS,
+): BenchVariant {
   const variant = parseVariant(id);
   const pitch = variantCell(variant);
   const cols = variant.layout === 'lines' ? LINES_COLUMNS : (flowCols ?? Math.floor(flowWidth / pitch.width));

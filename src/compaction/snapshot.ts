@@ -147,8 +147,8 @@ export function snapshotHeader(run: Item[], pages: number, page: PageSpec): stri
  */
 export function readingHint(layout: Layout): string {
   return layout === 'flow'
-    ? 'the text runs on: a ¶ mark ends each line and the next line starts right after it; a · stands for a space that indents a line or ends a row; rows simply wrap at the right edge and a line may go on into the next row.'
-    : 'each line starts a new row; a row that ends in the small hook-shaped mark in its last column is a long line that continues on the next row.';
+    ? 'the text runs on: a white-on-black ¶ ends each line and the next line starts right after it; a · stands for a space where spaces could not be counted (indentation, runs of two or more, row ends); rows simply wrap at the right edge and a line may go on into the next row.'
+    : 'each line starts a new row; a row that ends in a white-on-black hook in its last column is a long line that continues on the next row.';
 }
 
 /** Request items for one imaged run: a header summary item, then one image item per page. */

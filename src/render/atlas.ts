@@ -7,7 +7,7 @@ import type { BdfFont } from './bdf.js';
 
 /** Glyph 0: the blank cell (space). */
 export const GLYPH_BLANK = 0;
-/** Glyph 1: the continuation mark drawn in the last column of a soft-wrapped row. */
+/** Glyph 1: the continuation mark drawn in the last column of a soft-wrapped row (the art, inverted). */
 export const GLYPH_MARK = 1;
 /** Glyphs 2–17: inverted '0'–'9', 'A'–'F' (escape digits). */
 export const GLYPH_HEX = 2;
@@ -137,7 +137,9 @@ export function buildAtlas(font: BdfFont, markArt: readonly string[]): Uint8Arra
   };
 
   place(new Array<number>(ch).fill(0), 'the blank glyph');
-  const mark = parseArt(markArt, cw, ch);
+  // Drawn inverted (white on black) like the newline mark: readers did not notice the plain hook
+  // (shared/LEGIBILITY.md: wrapped rows "run off the right edge").
+  const mark = parseArt(markArt, cw, ch).map((r) => ~r & full);
   for (const g of font.glyphs) {
     if (key(g.rows) === key(mark)) {
       throw new Error(`continuation mark equals the font's glyph for U+${g.codePoint.toString(16)}`);
@@ -274,7 +276,7 @@ export function glyphOf(atlas: Atlas, codePoint: number): number {
 
 /**
  * The atlas of a spaced cell (docs/renderer.md §2): every glyph gains `x` blank columns on its right and
- * `y` blank rows below. The inverted glyphs (escape characters, the newline mark) gain ink there
+ * `y` blank rows below. The inverted glyphs (continuation mark, escape characters, newline mark) gain ink there
  * instead, so an escape stays one solid run and the mark one solid cell. Bitmaps stay pairwise distinct (the padding is the same for all plain glyphs and the opposite for
  * all inverted ones), so decoding by bitmap still works. Pure: the binary layout in, a new one out.
  */
@@ -299,7 +301,7 @@ export function spaceAtlas(bytes: Uint8Array, x: number, y: number): Uint8Array 
   const padBits = ((1 << x) - 1) << (8 - cw);
   const fullRow = (0xff << (8 - cw)) & 0xff;
   for (let g = 0; g < glyphCount; g++) {
-    const inverted = g >= GLYPH_HEX && g <= GLYPH_NEWLINE;
+    const inverted = g === GLYPH_MARK || (g >= GLYPH_HEX && g <= GLYPH_NEWLINE);
     const from = head + g * ch0;
     const at = head + g * ch;
     for (let r = 0; r < ch0; r++) out[at + r] = inverted ? bytes[from + r]! | padBits : bytes[from + r]!;
