@@ -3,7 +3,6 @@
  * model's reader family, the fallbacks and their notes, the user's table over the built-in one, the
  * full variant in the record, and records from before page variants replaying byte for byte.
  */
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { choosePage, lineHistogram, totalRows, type PageCandidate } from '../../src/compaction/page-width.js';
@@ -49,7 +48,6 @@ function appendRecords(path: readonly Item[], records: readonly { kind: 'compact
   return JSON.parse(JSON.stringify(out)) as Item[];
 }
 
-const sha = (b: string | Uint8Array) => createHash('sha256').update(b).digest('hex');
 const m = (cer: number, source: string) => ({ cer, chars: 2400, readers: 3, date: '2026-12-01', source });
 
 describe('the page variant, chosen by legibility', () => {
