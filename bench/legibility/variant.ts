@@ -43,7 +43,7 @@ export function resolveVariant(
 ): BenchVariant {
   const variant = parseVariant(id);
   const pitch = variantCell(variant);
-  const cols = variant.layout === 'lines' ? LINES_COLUMNS : (flowCols ?? Math.floor(flowWidth / pitch.width));
+  const cols = variant.layout === 'lines' ? linesCols : (flowCols ?? Math.floor(flowWidth / pitch.width));
   return { id: variantId(variant), variant, cell: variant.cell, layout: variant.layout, pitch, cols };
 }
 

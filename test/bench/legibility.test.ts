@@ -15,6 +15,7 @@ import { makeKit, type KitKey } from '../../bench/legibility/kit.js';
 import { claudeTokens, openaiTokens, price, realText } from '../../bench/legibility/report.js';
 import { joinParts, rescore, scoreImage, scoreKit } from '../../bench/legibility/score.js';
 import { FLOW_MAX_WIDTH, resolveVariant, variantRows } from '../../bench/legibility/variant.js';
+import { parseSource, tableFromResults } from '../../bench/legibility/table.js';
 import { editDistance } from '../../src/probe/score.js';
 import { countPages, decode, normalize } from '../../src/render/index.js';
 
@@ -290,5 +291,53 @@ describe('report price', () => {
     expect(p.chars).toBe([...text].length);
     expect(p.fill).toBeCloseTo(p.chars / (rows * 84), 12);
     expect(p.claudePer1k).toBeGreaterThan(0);
+  });
+});
+
+describe('table', () => {
+  it('pools readings per variant, keeps a file to one layout when asked, and validates', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'glyphfold-legibility-table-'));
+    try {
+      const variants = ['6x10', '6x10+flow'];
+      const key = await makeKit({ variants, readers: 2, seed: 9, out: join(dir, 'kit') });
+      // Reader 1 reads perfectly; reader 2 drops the first character of every text.
+      for (const im of key.images) {
+        const text = key.texts.find((t) => t.id === im.text)!.text;
+        const folder = join(dir, 'kit', `reader-${im.reader}`);
+        writeFileSync(
+          join(folder, im.parts[0]!.replace('.png', '.txt')),
+          im.reader === 1 ? text : text.slice(1),
+        );
+      }
+      const results = scoreKit(join(dir, 'kit'), {
+        model: 'test',
+        how: 'test',
+        date: '2026-11-30T12:00:00Z',
+      });
+      const file = join(dir, 'r.json');
+      writeFileSync(file, JSON.stringify(results));
+      const all = tableFromResults([parseSource(file)], 'claude');
+      for (const v of variants) {
+        const m = all.variants.find((e) => e.variant === v)!.cer['claude']!;
+        const chars = key.images
+          .filter((i) => i.variant === v)
+          .reduce((n, i) => n + [...key.texts.find((t) => t.id === i.text)!.text].length, 0);
+        expect(m.chars).toBe(chars);
+        expect(m.cer).toBeCloseTo(1 / chars, 4); // one edit over both readers' characters
+        expect(m.readers).toBe(2);
+        expect(m.date).toBe('2026-11-30');
+      }
+      const lines = tableFromResults([parseSource(`${file}:lines`)], 'claude', {
+        variants: [
+          {
+            variant: '4x6',
+            cer: { claude: { cer: 0.3, chars: 100, readers: 1, date: '2026-01-01', source: 'x' } },
+          },
+        ],
+      });
+      expect(lines.variants.map((e) => e.variant).sort()).toEqual(['4x6', '6x10']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
