@@ -19,7 +19,7 @@ const USAGE = `usage: npm run legibility -- kit --variants A,B,… --readers N -
        npm run legibility -- score DIR --reader-model ID --how TEXT --date ISO --out FILE.json [--only-readers 1,2] [--notes FILE]
        npm run legibility -- rescore FILE.json [--out FILE.json]
        npm run legibility -- table RESULTS.json[:lines|:flow] … --family claude [--base TABLE.json] --out TABLE.json
-       npm run legibility -- report [--json] [--dir DIR]`;
+       npm run legibility -- report [RESULTS.json[:lines|:flow] …] [--json] [--dir DIR]`;
 
 function fail(message: string): never {
   process.stderr.write(`legibility: ${message}\n${USAGE}\n`);
@@ -157,7 +157,7 @@ try {
       break;
     }
     case 'report': {
-      const rows = report(values.dir ?? RESULTS_DIR);
+      const rows = report(values.dir ?? RESULTS_DIR, rest.length ? rest.map(parseSource) : undefined);
       if (values.json) process.stdout.write(JSON.stringify(rows, null, 2) + '\n');
       else process.stdout.write(rows.length ? markdown(rows) + '\n' : 'report: no results files yet\n');
       break;

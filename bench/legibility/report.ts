@@ -6,9 +6,10 @@
  * MAX_PAGE_HEIGHT pixels (the last page as tall as its rows).
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { formatItems } from '../../src/compaction/text.js';
-import { normalize } from '../../src/render/index.js';
+import { normalize, parseVariant } from '../../src/render/index.js';
+import type { TableSource } from './table.js';
 import { importTranscript } from '../../src/transcript/import/index.js';
 import { CONTENT_KINDS, NEEDLE_KINDS } from './generate.js';
 import { aggregate, RESULTS_FORMAT, type Aggregate, type Results } from './score.js';
@@ -75,19 +76,28 @@ export interface ReportRow {
 }
 
 /** Reads every results file in `dir` and aggregates per variant. */
-export function report(dir = RESULTS_DIR): ReportRow[] {
-  const files = readdirSync(dir)
-    .filter((f) => f.endsWith('.json'))
-    .sort();
+/**
+ * One row per variant over the results files in `dir`, or over `sources` (files, each optionally
+ * limited to one layout: `round1.json:lines`, as `legibility table` takes them).
+ */
+export function report(dir = RESULTS_DIR, sources?: readonly TableSource[]): ReportRow[] {
+  const chosen: TableSource[] = sources
+    ? [...sources]
+    : readdirSync(dir)
+        .filter((f) => f.endsWith('.json'))
+        .sort()
+        .map((f) => ({ file: join(dir, f) }));
   const per = new Map<
     string,
     { readers: Set<string>; files: Set<string>; scores: Results['images'][number]['score'][] }
   >();
-  for (const f of files) {
-    const r = JSON.parse(readFileSync(join(dir, f), 'utf8')) as Results;
+  for (const src of chosen) {
+    const f = basename(src.file);
+    const r = JSON.parse(readFileSync(src.file, 'utf8')) as Results;
     if (r.format !== RESULTS_FORMAT)
       throw new Error(`report: ${f}: format expected '${RESULTS_FORMAT}', found '${String(r.format)}'`);
     for (const im of r.images) {
+      if (src.layout && parseVariant(im.variant).layout !== src.layout) continue;
       const e = per.get(im.variant) ?? { readers: new Set(), files: new Set(), scores: [] };
       // A reader counts where they answered; unanswered images still count as 100% error.
       if (!im.score.missing) e.readers.add(`${f}#${im.reader}`);
