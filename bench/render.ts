@@ -148,7 +148,7 @@ const renderSuite: BenchSuite = {
  * 4x6 SIMD blitter does not apply to them, so their core path is the general one. Same text, pages of
  * the same size, one tinybench run for all rows.
  */
-const VARIANTS = ['6x10', '6x10+flow', '5x8+r1+flow', '6x10+r1+flow'];
+const VARIANTS = ['6x9', 'gf-6x10', '6x10', '6x10+flow'];
 
 const variantsSuite: BenchSuite = {
   name: 'variants',
