@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { parseSource, tableFromResults } from '../../bench/legibility/table.js';
 import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_MAX_CER,
@@ -15,23 +16,22 @@ import { loadProfileFile, resolveProfile, ProfileDataError } from '../../src/pro
 const m = (cer: number, source = 'test') => ({ cer, chars: 2000, readers: 2, date: '2026-12-01', source });
 
 describe('the built-in legibility table', () => {
-  it('holds the blind readings of shared/LEGIBILITY.md for the claude family', () => {
+  it('is what `legibility table` builds from the committed blind readings, and names its sources', () => {
+    const spec = JSON.parse(
+      readFileSync(new URL('../../bench/legibility/table-sources.json', import.meta.url), 'utf8'),
+    ) as { family: string; sources: string[] };
+    const root = new URL('../../', import.meta.url).pathname;
+    const sources = spec.sources.map((s) => parseSource(root + s));
     const t = builtInLegibility();
-    const cer = Object.fromEntries(t.variants.map((e) => [e.variant, e.cer['claude']!.cer]));
-    expect(cer).toEqual({
-      '4x6': 0.317,
-      '4x6+r1': 0.131,
-      '4x6+c1+r1': 0.126,
-      '5x8': 0.093,
-      '5x8+r1': 0.065,
-      '5x8+c1+r1': 0.04,
-      '6x10': 0.016,
-      '4x6+s2': 0.045,
-    });
-    const six = measuredCer(t, '6x10', 'claude')!;
-    expect(six).toMatchObject({ chars: 2900, readers: 4, date: '2026-11-30' });
-    expect(six.source).toContain('LEGIBILITY.md');
-    expect(six.kinds).toEqual({ code: 0.003, 'kernel-log': 0.034, packages: 0.002, prose: 0.011 });
+    expect(tableFromResults(sources, spec.family, t).variants).toEqual(t.variants);
+    for (const e of t.variants) {
+      const m = e.cer['claude']!;
+      const files = m.source.startsWith('bench/legibility/results: ')
+        ? m.source.slice('bench/legibility/results: '.length).split(', ')
+        : [];
+      for (const f of files) expect(existsSync(`${root}bench/legibility/results/${f}`), f).toBe(true);
+      if (!files.length) expect(m.source).toContain('LEGIBILITY.md');
+    }
     expect(measuredCer(t, '6x10', 'gpt')).toBeUndefined();
   });
 
@@ -80,7 +80,12 @@ describe('validateLegibility', () => {
 
 describe('mergeLegibility', () => {
   it('lays later measurements over earlier ones per variant and family', () => {
-    const base = builtInLegibility();
+    const base: LegibilityTable = {
+      variants: [
+        { variant: '6x10', cer: { claude: m(0.016) } },
+        { variant: '5x8', cer: { claude: m(0.093) } },
+      ],
+    };
     const mine: LegibilityTable = {
       variants: [
         { variant: '6x10', cer: { claude: m(0.004, 'my probe'), gpt: m(0.02) } },
