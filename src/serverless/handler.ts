@@ -9,6 +9,8 @@
  */
 import { countPages, normalize, render } from '../render/index.js';
 import { bestPageShape, imageTokens, resolveProfile } from '../providers/index.js';
+import { builtInLegibility, readableVariants } from '../providers/legibility.js';
+import { parseVariant, variantCell } from '../render/variant.js';
 import { toBase64 } from './base64.js';
 import { parseJson, readBody } from './body.js';
 import { HttpError } from './errors.js';
@@ -176,6 +178,22 @@ async function contentText(body: RenderRequestBody): Promise<{ text: string; war
   return { text: formatItems(imported.items), warnings: imported.warnings };
 }
 
+/**
+ * The page a request that names no cell gets: of the variants measured within the default legibility
+ * floor for the model's reader family (src/providers/legibility.json), the plain ones this endpoint
+ * draws (a cell and a scale, lines layout), the one with the smallest cell; or the table's fallback
+ * (the family's, then any family's most legible). See docs/compaction.md "legibility first".
+ */
+function legibleCell(family: string | undefined): { cell: CellName; scale: number } {
+  const plain = readableVariants(builtInLegibility(), family)
+    .variants.map((r) => parseVariant(r.variant))
+    .filter((v) => v.layout === 'lines' && v.spacing.x === 0 && v.spacing.y === 0);
+  if (plain.length === 0) return { cell: '6x10', scale: 1 };
+  const area = (v: (typeof plain)[number]) => variantCell(v).width * variantCell(v).height;
+  const best = plain.reduce((a, b) => (area(b) < area(a) ? b : a));
+  return { cell: best.cell, scale: best.scale };
+}
+
 /** `bestPageShape`, with "no page of this cell and scale fits the model" as a 422 naming both. */
 function pageShape(
   profile: Parameters<typeof bestPageShape>[0],
@@ -241,8 +259,9 @@ async function renderRoute(
       `model '${body.model}' (${profile.family}) has no vision: it cannot read snapshot pages; summarize instead`,
     );
   }
-  const cell = body.cell ?? '4x6';
-  const scale = body.scale ?? 1;
+  const chosen = body.cell === undefined ? legibleCell(profile.readerFamily) : undefined;
+  const cell = body.cell ?? chosen!.cell;
+  const scale = body.scale ?? chosen?.scale ?? 1;
   // bestPageShape memoises per profile and image-count bucket, so calling it per request is cheap.
   let shape = pageShape(profile, body.model, cell, scale, 1);
   let options = { shape: { width: shape.width, height: shape.height }, cell, scale };
