@@ -47,6 +47,21 @@ export interface ClientOptions {
 const base64 = (png: Uint8Array) =>
   Buffer.from(png.buffer, png.byteOffset, png.byteLength).toString('base64');
 
+/** The question alone and the content with it, by a counting endpoint, unless the call opts out. */
+async function countBoth(
+  call: ProbeCall,
+  notes: string[],
+  count: (text: string) => Promise<number>,
+): Promise<{ questionTokens?: number | undefined; withContent?: number | undefined }> {
+  if (call.count === false) return {};
+  return {
+    questionTokens: await counted('question', notes, () => count(call.question)),
+    withContent: await counted('content as text', notes, () =>
+      count(`${call.contentText}\n\n${call.question}`),
+    ),
+  };
+}
+
 async function counted(
   label: string,
   notes: string[],
@@ -93,13 +108,7 @@ export function anthropicClient(options: ClientOptions): ProviderClient {
             messages: [{ role: 'user', content: text }],
           })
         ).input_tokens;
-      const measure = call.count !== false;
-      const questionTokens = measure
-        ? await counted('question', notes, () => count(call.question))
-        : undefined;
-      const withContent = measure
-        ? await counted('content as text', notes, () => count(`${call.contentText}\n\n${call.question}`))
-        : undefined;
+      const { questionTokens, withContent } = await countBoth(call, notes, count);
       return {
         reply: message.content.map((b) => (b.type === 'text' ? b.text : '')).join(''),
         inputTokens: message.usage.input_tokens,
@@ -144,13 +153,7 @@ export function openaiClient(options: ClientOptions): ProviderClient {
       const notes: string[] = [];
       const count = async (text: string) =>
         (await client.responses.inputTokens.count({ model: call.model, input: text })).input_tokens;
-      const measure = call.count !== false;
-      const questionTokens = measure
-        ? await counted('question', notes, () => count(call.question))
-        : undefined;
-      const withContent = measure
-        ? await counted('content as text', notes, () => count(`${call.contentText}\n\n${call.question}`))
-        : undefined;
+      const { questionTokens, withContent } = await countBoth(call, notes, count);
       if (!response.usage) notes.push('response carried no usage');
       return {
         reply: response.output_text,

@@ -9,7 +9,7 @@
  * one measured, with a note that says so. Edge-safe: the JSON is imported, nothing reads a file.
  */
 import builtInJson from './legibility.json' with { type: 'json' };
-import { isObject } from './validate.js';
+import { isObject, show } from './validate.js';
 import { parseVariant, variantId } from '../render/variant.js';
 
 /** One measurement of one variant by one reader family. */
@@ -55,15 +55,6 @@ export const DEFAULT_MAX_CER = 0.01;
 
 /** Reader family names: what profiles' `readerFamily` holds and the table's `cer` keys. */
 export const READER_FAMILY_PATTERN = /^[a-z0-9][a-z0-9-]*$/;
-
-function show(v: unknown): string {
-  if (v === undefined) return 'nothing';
-  if (typeof v === 'string') return JSON.stringify(v);
-  if (Array.isArray(v)) return 'an array';
-  if (v === null) return 'null';
-  if (typeof v === 'object') return 'an object';
-  return String(v);
-}
 
 function fail(path: string, expected: string, found: unknown): never {
   throw new LegibilityDataError(path, `expected ${expected}, found ${show(found)}`);

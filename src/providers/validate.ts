@@ -31,7 +31,8 @@ export function isObject(v: unknown): v is Obj {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-function show(v: unknown): string {
+/** A found value as an error message names it (strings quoted, containers by kind). */
+export function show(v: unknown): string {
   if (v === undefined) return 'nothing';
   if (typeof v === 'string') return JSON.stringify(v);
   if (Array.isArray(v)) return 'an array';

@@ -1,5 +1,6 @@
 /** Runs the `glyphfold` CLI in-process with captured streams, as the tests of every command do. */
-import { PassThrough, Readable } from 'node:stream';
+import { PassThrough, Readable, Writable } from 'node:stream';
+import type { CliIO } from '../../src/cli/command.js';
 import { main } from '../../src/cli/main.js';
 
 export interface CliRun {
@@ -26,4 +27,26 @@ export async function runCli(
     cwd: options.cwd ?? process.cwd(),
   });
   return { code, out, err };
+}
+
+/** A CliIO whose output streams are captured, for calling a command's run function directly. */
+export function captureIo(cwd = process.cwd()): CliIO & { out: () => string; err: () => string } {
+  let out = '';
+  let err = '';
+  const sink = (append: (s: string) => void) =>
+    new Writable({
+      write(chunk: Buffer, _enc, done) {
+        append(chunk.toString());
+        done();
+      },
+    });
+  return {
+    stdout: sink((s) => (out += s)),
+    stderr: sink((s) => (err += s)),
+    stdin: process.stdin,
+    isTTY: false,
+    cwd,
+    out: () => out,
+    err: () => err,
+  };
 }

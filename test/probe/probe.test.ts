@@ -11,14 +11,13 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decode as decodePng } from 'fast-png';
 import { CELL_NAMES, MAX_SCALE, decode } from '../../src/render/index.js';
 import { resolveProfile, bestPageShape } from '../../src/providers/index.js';
 import { anthropicClient, openaiClient, runProbe } from '../../src/probe/index.js';
 import { runProbeCli } from '../../src/cli/probe-run.js';
-import type { CliIO } from '../../src/cli/command.js';
+import { captureIo } from '../helpers/cli.js';
 
 interface Recorded {
   path: string;
@@ -165,26 +164,7 @@ afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 
-function io(): CliIO & { out: () => string; err: () => string } {
-  let out = '';
-  let err = '';
-  const sink = (append: (s: string) => void) =>
-    new Writable({
-      write(chunk: Buffer, _enc, done) {
-        append(chunk.toString());
-        done();
-      },
-    });
-  return {
-    stdout: sink((s) => (out += s)),
-    stderr: sink((s) => (err += s)),
-    stdin: process.stdin,
-    isTTY: false,
-    cwd: process.cwd(),
-    out: () => out,
-    err: () => err,
-  };
-}
+const io = () => captureIo();
 
 const EXPECTED_RECALL = (perKind: number) => ({
   code: { exact: perKind, partial: 0, none: 0, total: perKind },

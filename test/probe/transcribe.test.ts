@@ -6,12 +6,11 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeKit, type KitKey } from '../../bench/legibility/kit.js';
 import { scoreKit } from '../../bench/legibility/score.js';
 import { runProbeCli } from '../../src/cli/probe-run.js';
-import type { CliIO } from '../../src/cli/command.js';
+import { captureIo } from '../helpers/cli.js';
 import { unfence } from '../../src/probe/transcribe.js';
 import { decode } from '../../src/render/decode.js';
 import {
@@ -49,24 +48,7 @@ function read(r: RecordedRequest): string {
   throw new Error('page matches no kit variant');
 }
 
-function io(cwd: string): CliIO & { out: () => string } {
-  let out = '';
-  const sink = (append: (s: string) => void) =>
-    new Writable({
-      write(chunk: Buffer, _enc, done) {
-        append(chunk.toString());
-        done();
-      },
-    });
-  return {
-    stdout: sink((s) => (out += s)),
-    stderr: sink(() => {}),
-    stdin: process.stdin,
-    isTTY: false,
-    cwd,
-    out: () => out,
-  };
-}
+const io = (cwd: string) => captureIo(cwd);
 
 beforeAll(async () => {
   server = await startProviderServer({ reply: (r) => ({ text: read(r), outputTokens: 700 }) });
