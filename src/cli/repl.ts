@@ -1,4 +1,5 @@
-import { resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { isSlash, runSlash, slashHelp, SlashUsageError, type SlashContext } from '../commands/index.js';
@@ -7,15 +8,20 @@ import type { AgentHistory } from '../tree/index.js';
 import { requireWorkspace } from './args.js';
 import { UsageError, type CliIO, type Command } from './command.js';
 import { summarizerFor } from './compact.js';
+import { readLegibilityFile } from './legibility-options.js';
+
+/** A workspace's own legibility table (format of src/providers/legibility.json), used when present. */
+export const WORKSPACE_LEGIBILITY = 'legibility.json';
 
 const usage = `usage: glyphfold repl --workspace DIR --model ID [--conversation ID] [--agent NAME] [--budget TOKENS]
-                      [--summarizer ID [--summarizer-url URL]]
+                      [--summarizer ID [--summarizer-url URL]] [--legibility FILE]
 
 Reads lines from stdin against one agent history of a workspace. A line starting with '/' runs a
 slash command; any other line is appended as a person message (one turn). No model is called:
 this is for working on the record (compact, inspect, branch, rewind). With --summarizer, /compact
 may call that model for the summary rung (its API key from the environment), and its instructions
-('/compact focus on the API') steer the summary.
+('/compact focus on the API') steer the summary. Snapshot pages are chosen by measured legibility:
+your own measurements in DIR/legibility.json (or --legibility FILE) come before the built-in table.
 
 ${slashHelp()}/help         this list
 /quit         leave
@@ -37,6 +43,7 @@ export const replCommand: Command = {
         budget: { type: 'string' },
         summarizer: { type: 'string' },
         'summarizer-url': { type: 'string' },
+        legibility: { type: 'string' },
       },
     });
     const dir = requireWorkspace(values.workspace);
@@ -48,6 +55,13 @@ export const replCommand: Command = {
       if (!Number.isInteger(budget) || budget < 1000)
         throw new UsageError(`--budget expects whole tokens ≥ 1000, found '${values.budget}'`);
     }
+    // Your own legibility measurements: --legibility FILE, else the workspace's legibility.json (e.g.
+    // the table `npm run legibility -- table` builds from your probe's readings), over the built-in.
+    const own = values.legibility ?? join(dir, WORKSPACE_LEGIBILITY);
+    const legibility =
+      values.legibility !== undefined || existsSync(resolve(io.cwd, own))
+        ? await readLegibilityFile(resolve(io.cwd, own), own)
+        : undefined;
     const ws = Workspace.open(resolve(io.cwd, dir));
     let history: AgentHistory | undefined;
     try {
@@ -58,6 +72,7 @@ export const replCommand: Command = {
         compaction: {
           model: values.model,
           ...(budget ? { budget: { window: budget } } : {}),
+          ...(legibility ? { legibility } : {}),
           ...(values.summarizer
             ? { summarizer: summarizerFor(values.summarizer, values['summarizer-url']) }
             : {}),

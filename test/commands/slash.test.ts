@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -145,5 +145,50 @@ describe('slash commands', () => {
     expect(out).toMatch(/appended \(turn \d+\)/);
     expect(out).toMatch(/usage: unknown command \/bogus/);
     expect(code).toBe(1);
+  });
+});
+
+describe('glyphfold repl and a workspace legibility.json', () => {
+  const runRepl = async (dir: string, input: string, extra: string[] = []) => {
+    const stdin = new PassThrough();
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    let out = '';
+    let err = '';
+    stdout.on('data', (c: Buffer) => (out += c.toString()));
+    stderr.on('data', (c: Buffer) => (err += c.toString()));
+    stdin.end(input);
+    const code = await main(
+      ['repl', '--workspace', dir, '--model', 'claude-sonnet-4-5', '--budget', '60000', ...extra],
+      { stdin, stdout, stderr, isTTY: false, cwd: process.cwd() },
+    );
+    return { code, out, err };
+  };
+
+  it('puts the workspace’s own measurements before the built-in table, and names bad files', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'glyphfold-repl-legibility-'));
+    dirs.push(dir);
+    const ws = Workspace.open(dir);
+    loaded(ws.history('conv')).close();
+    ws.close();
+    const mine = {
+      version: 1,
+      variants: [
+        {
+          variant: '5x8+r1',
+          cer: {
+            claude: { cer: 0.004, chars: 5000, readers: 3, date: '2026-12-01', source: 'our probe, run 3' },
+          },
+        },
+      ],
+    };
+    writeFileSync(join(dir, 'legibility.json'), JSON.stringify(mine));
+    const r = await runRepl(dir, '/compact\n/quit\n');
+    expect(r.out).toMatch(/\(5x8\+r1\)/);
+    expect(r.out).toMatch(/expected CER 0\.4% \(claude readers, floor 1\.0%; our probe, run 3\)/);
+    writeFileSync(join(dir, 'legibility.json'), '{"variants": [{"variant": "9x9", "cer": {}}]}');
+    const bad = await runRepl(dir, '/quit\n');
+    expect(bad.code).toBe(1);
+    expect(bad.err).toMatch(/legibility\.json\.variants\[0\]\.variant: .*unknown cell '9x9'/);
   });
 });
