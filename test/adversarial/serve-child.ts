@@ -1,4 +1,5 @@
 /** `glyphfold serve` as a real child process, and raw HTTP over a real socket to it. */
+import { rng } from '../../src/probe/random.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { connect } from 'node:net';
@@ -83,14 +84,7 @@ export function rawRequest(
   });
 }
 
-/** A small seeded PRNG (mulberry32): the fuzz run is the same sequence every time for one seed. */
+/** A seeded PRNG (the probe's mulberry32): the fuzz run is the same sequence every time for one seed. */
 export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  return rng(seed).next;
 }
