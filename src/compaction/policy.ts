@@ -305,7 +305,19 @@ export function pageCandidates(
     rowsPerPage: Math.floor(p.height / cell.height),
   });
   const r = profile.image;
-  if (r.kind !== 'anthropic-patch' && r.kind !== 'openai-patch') return [geometry(best)];
+  if (r.kind !== 'anthropic-patch' && r.kind !== 'openai-patch') {
+    // Tile- and flat-priced pages cost the same turned on their side. The tall one has fewer columns
+    // (2048×512 → 512×2048: 341 → 85 columns of 6 px), which short lines fill far better and which is
+    // the width the legibility rounds measured; choosePage takes whichever holds the text cheaper.
+    const tall = { ...best, width: best.height, height: best.width };
+    const fits =
+      best.width > best.height &&
+      tall.width / cell.width >= MIN_COLS &&
+      Math.floor(tall.height / cell.height) >= 2 &&
+      !wouldResize(profile, tall.width, tall.height, { ...(detail ? { detail } : {}), imagesInRequest }) &&
+      imageTokens(profile, tall.width, tall.height, detail ? { detail } : {}) === best.tokens;
+    return fits ? [geometry(best), geometry(tall)] : [geometry(best)];
+  }
   const grid = r.patch;
   const level = r.kind === 'openai-patch' && detail ? r.details[detail] : undefined;
   const cap =

@@ -4,6 +4,7 @@
  * full variant in the record, and records from before page variants replaying byte for byte.
  */
 import { readFileSync } from 'node:fs';
+import { importTranscript } from '../../src/transcript/import/index.js';
 import { describe, expect, it } from 'vitest';
 import { choosePage, lineHistogram, totalRows, type PageCandidate } from '../../src/compaction/page-width.js';
 import { pageLegibility, prepareRequest, RENDERER, setupCompaction } from '../../src/compaction/policy.js';
@@ -353,5 +354,21 @@ describe('headers and page choice per layout', () => {
     expect(spaced.rows).toBe(Math.floor(spaced.height / 9));
     expect(plain.cols).toBe(Math.floor(plain.width / 5));
     expect(bestPageShape(p, { cell: '5x8' })).toEqual(plain);
+  });
+});
+
+describe('pages of tile- and flat-priced providers', () => {
+  it('offer the page turned on its side, at the same price, so lines pages keep ~84 columns', async () => {
+    const setup = setupCompaction({ model: 'gpt-5', variant: 'gf-6x10' });
+    const sizes = setup.pages!.map((p) => `${p.width}x${p.height}:${p.tokens}:${p.cols}`);
+    expect(sizes).toEqual(['2048x512:630:341', '512x2048:630:85']);
+    // On the bundled session the tall page is the one that holds the text cheaper, and imaging pays.
+    const { items } = importTranscript(
+      readFileSync(new URL('../../examples/session.claude.jsonl', import.meta.url), 'utf8'),
+    );
+    const r = await prepareRequest(items, { model: 'gpt-5', budget: { window: 100_000 } }, true);
+    expect(r.report.fits).toBe(true);
+    expect(r.report.snapshot!.shape).toMatchObject({ width: 512, height: 2048 });
+    expect(r.report.snapshot!.ratio).toBeGreaterThan(2);
   });
 });
