@@ -7,7 +7,15 @@ import { imageSizeBase64 } from '../image-size.js';
 import type { ContentPart, ImageData, Item, NewItem } from '../items.js';
 
 /** The formats `importTranscript` understands. */
-export type ImportFormat = 'claude-code' | 'codex' | 'openai-chat' | 'anthropic' | 'glyphfold';
+export type ImportFormat =
+  | 'claude-code'
+  | 'codex'
+  | 'openai-chat'
+  | 'anthropic'
+  | 'vercel-ai'
+  | 'langchain'
+  | 'swe-agent'
+  | 'glyphfold';
 
 export interface ImportOptions {
   /** Skip detection and parse as this format. */
