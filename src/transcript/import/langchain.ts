@@ -100,7 +100,7 @@ function imageBlock(
 
 /** Imports LangChain serialized or stored messages. */
 export function importLangChain(input: unknown, options: ImportOptions = {}): ImportResult {
-  const b = new PathBuilder();
+  const b = new PathBuilder('langchain');
   const messages = messagesOf(input);
   if (!Array.isArray(messages))
     throw new Error(

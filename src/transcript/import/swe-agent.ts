@@ -57,7 +57,7 @@ export function importSweAgent(input: unknown, options: ImportOptions = {}): Imp
     throw new Error(
       `swe-agent: expected a .traj object { history, trajectory, info }, found ${typeName(input)}`,
     );
-  const b = new PathBuilder();
+  const b = new PathBuilder('swe-agent');
   const history = input.history;
   const steps = Array.isArray(input.trajectory) ? input.trajectory.length : 0;
   if (!Array.isArray(history) || history.length === 0)

@@ -271,7 +271,7 @@ function toolResult(part: Record<string, unknown>, where: string, b: PathBuilder
 
 /** Imports a Vercel AI SDK `ModelMessage[]` (or `{ system?, messages }`). */
 export function importVercelAI(input: unknown, options: ImportOptions = {}): ImportResult {
-  const b = new PathBuilder();
+  const b = new PathBuilder('vercel-ai');
   const messages = messagesOf(input);
   if (!Array.isArray(messages))
     throw new Error(
