@@ -59,7 +59,8 @@ function sampleLines(text: string, max = 200): unknown[] {
 
 /**
  * Works out which format `input` is in. Text is tried as JSONL (Claude Code, Codex, glyphfold) and as
- * one JSON document (OpenAI Chat, Anthropic); throws naming every format tried when none fits.
+ * one JSON document (Vercel AI SDK, LangChain, SWE-agent, OpenAI Chat, Anthropic); throws naming every
+ * format tried when none fits.
  */
 export function detectFormat(input: string | unknown): ImportFormat {
   let doc: unknown = input;
