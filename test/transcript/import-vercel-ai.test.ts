@@ -124,6 +124,24 @@ describe('vercel-ai importer (ModelMessage[])', () => {
     });
   });
 
+  it('takes generateText options: system as a string, a system message or an array of them', () => {
+    const rest = messages.slice(1);
+    expect(importTranscript({ system: 'A', messages: rest }).system).toBe('A');
+    expect(importTranscript({ system: { role: 'system', content: 'B' }, messages: rest }).system).toBe('B');
+    const two = importTranscript({
+      system: [
+        { role: 'system', content: 'C' },
+        { role: 'system', content: 'D' },
+      ],
+      messages: rest,
+    });
+    expect(two.format).toBe('vercel-ai');
+    expect(two.system).toBe('C\n\nD');
+    expect(() => importTranscript({ system: 7, messages: rest }, { format: 'vercel-ai' })).toThrow(
+      'vercel-ai: system must be a string, a system message or an array of them, found number',
+    );
+  });
+
   it('reads the v4 CoreMessage spelling (args / result) the same way', () => {
     const v4 = [
       { role: 'user', content: 'hi' },

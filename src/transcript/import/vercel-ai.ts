@@ -1,7 +1,7 @@
 /**
  * Vercel AI SDK messages (`ModelMessage[]` of the `ai` package, v5 and v6; v4's `CoreMessage` reads
  * the same with `args` / `result` in place of `input` / `output`): a bare array or `{ system?, messages }`
- * as passed to `generateText`. Roles: system (a string), user (text / image / file parts), assistant
+ * as passed to `generateText` (`system` a string, a system message or an array of them). Roles: system (a string), user (text / image / file parts), assistant
  * (text, file, reasoning, tool-call, provider-executed tool-result, tool-approval-request parts) and
  * tool (tool-result and tool-approval-response parts). A part type not listed here is an error.
  */
@@ -35,13 +35,23 @@ function base64(bytes: Uint8Array): string {
   return btoa(s);
 }
 
+/** The `system` option of generateText (v6: a string, a SystemModelMessage or an array of them) as texts. */
+function systemTexts(system: unknown): string[] | undefined {
+  if (typeof system === 'string') return [system];
+  const list = Array.isArray(system) ? system : [system];
+  const texts = list.map((m) =>
+    isRecord(m) && m.role === 'system' && typeof m.content === 'string' ? m.content : undefined,
+  );
+  return texts.every((t): t is string => t !== undefined) ? texts : undefined;
+}
+
 const messagesOf = (input: unknown): unknown => (isRecord(input) ? input.messages : input);
 
 /** True when `input` is a ModelMessage array (or `{ messages }`) that uses a part only the AI SDK has. */
 export function looksVercelAI(input: unknown): boolean {
   const messages = messagesOf(input);
   if (!Array.isArray(messages) || messages.length === 0) return false;
-  if (isRecord(input) && input.system !== undefined && typeof input.system !== 'string') return false;
+  if (isRecord(input) && input.system !== undefined && systemTexts(input.system) === undefined) return false;
   if (!messages.every((m) => isRecord(m) && typeof m.role === 'string' && ROLES.has(m.role))) return false;
   return messages.some(
     (m) =>
@@ -277,7 +287,14 @@ export function importVercelAI(input: unknown, options: ImportOptions = {}): Imp
     throw new Error(
       `vercel-ai: expected a ModelMessage array or { system?, messages: [...] }, found ${typeName(messages)}`,
     );
-  if (isRecord(input) && typeof input.system === 'string') b.system(input.system);
+  if (isRecord(input) && input.system !== undefined) {
+    const texts = systemTexts(input.system);
+    if (texts === undefined)
+      throw new Error(
+        `vercel-ai: system must be a string, a system message or an array of them, found ${typeName(input.system)}`,
+      );
+    for (const t of texts) b.system(t);
+  }
   const names = new CallNames();
   messages.forEach((m, i) => {
     const where = `messages[${i}]`;
