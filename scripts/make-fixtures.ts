@@ -6,6 +6,7 @@
 import { mkdirSync, writeFileSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { ModelMessage } from 'ai';
 import { importTranscript } from '../src/transcript/import/index.js';
 import { exportJsonl } from '../src/transcript/jsonl.js';
 import { fakeBase64, fakeId, fakeUuid, rng, screenshotPng } from './lib/png.js';
@@ -829,6 +830,166 @@ function anthropic(): object {
   };
 }
 
+// ---------------------------------------------------------------- Vercel AI SDK (ModelMessage[], ai v6)
+// Typed with the SDK's own ModelMessage, so the compiler holds this to the package's shape.
+function vercelAI(): { system: string; messages: ModelMessage[] } {
+  return {
+    system: 'You are a coding assistant in a Next.js repository. Use the tools; keep answers short.',
+    messages: [
+      {
+        role: 'user',
+        content: 'The /pricing page renders a blank table in production. Can you find out why?',
+      },
+      {
+        role: 'assistant',
+        content: [
+          {
+            type: 'reasoning',
+            text: 'A blank table in production only: probably data fetched at build time, or an env var missing.',
+            providerOptions: { openai: { itemId: 'rs_0a1b2c3d4e5f', reasoningEncryptedContent: null } },
+          },
+          { type: 'text', text: 'Let me look at the page and the data loader.' },
+          {
+            type: 'tool-call',
+            toolCallId: 'call_pr1',
+            toolName: 'readFile',
+            input: { path: 'app/pricing/page.tsx' },
+          },
+          {
+            type: 'tool-call',
+            toolCallId: 'call_pr2',
+            toolName: 'grep',
+            input: { pattern: 'PRICING_API_URL', path: '.' },
+          },
+        ],
+      },
+      {
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: 'call_pr1',
+            toolName: 'readFile',
+            output: {
+              type: 'text',
+              value:
+                "import { getPlans } from '@/lib/plans';\n\nexport const dynamic = 'force-static';\n\nexport default async function Pricing() {\n  const plans = await getPlans();\n  return <PlanTable plans={plans} />;\n}\n",
+            },
+          },
+          {
+            type: 'tool-result',
+            toolCallId: 'call_pr2',
+            toolName: 'grep',
+            output: {
+              type: 'json',
+              value: [
+                { file: 'lib/plans.ts', line: 4, text: 'const url = process.env.PRICING_API_URL;' },
+                { file: '.env.local', line: 2, text: 'PRICING_API_URL=http://localhost:4000/plans' },
+              ],
+            },
+          },
+        ],
+      },
+      {
+        role: 'assistant',
+        content: [
+          {
+            type: 'text',
+            text: 'The page is force-static and reads PRICING_API_URL at build time. Checking the build.',
+          },
+          {
+            type: 'tool-call',
+            toolCallId: 'call_pr3',
+            toolName: 'runCommand',
+            input: { command: 'npm run build' },
+          },
+        ],
+      },
+      {
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: 'call_pr3',
+            toolName: 'runCommand',
+            output: {
+              type: 'error-text',
+              value:
+                'Error occurred prerendering page "/pricing".\nTypeError: Failed to parse URL from undefined\n    at getPlans (lib/plans.ts:5:22)\nExport encountered errors on following paths:\n\t/pricing/page: /pricing',
+            },
+          },
+        ],
+      },
+      {
+        role: 'assistant',
+        content: [
+          {
+            type: 'tool-call',
+            toolCallId: 'call_pr4',
+            toolName: 'screenshot',
+            input: { url: 'https://staging.example.com/pricing' },
+          },
+        ],
+      },
+      {
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: 'call_pr4',
+            toolName: 'screenshot',
+            output: {
+              type: 'content',
+              value: [
+                { type: 'text', text: 'staging /pricing, 1280x720' },
+                { type: 'image-data', data: png(320, 180, 41), mediaType: 'image/png' },
+              ],
+            },
+          },
+        ],
+      },
+      {
+        role: 'assistant',
+        content:
+          'Found it: PRICING_API_URL is only in .env.local, so the production build prerenders /pricing with an undefined URL and the empty result is baked in. Set PRICING_API_URL in the production environment, or make the page dynamic.',
+      },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Make it dynamic. Here is the Vercel env screen, in case it matters.' },
+          { type: 'image', image: png(200, 120, 42), mediaType: 'image/png' },
+        ],
+      },
+      {
+        role: 'assistant',
+        content: [
+          {
+            type: 'tool-call',
+            toolCallId: 'call_pr5',
+            toolName: 'editFile',
+            input: { path: 'app/pricing/page.tsx', find: "'force-static'", replace: "'force-dynamic'" },
+          },
+        ],
+      },
+      {
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: 'call_pr5',
+            toolName: 'editFile',
+            output: { type: 'text', value: 'app/pricing/page.tsx: 1 replacement' },
+          },
+        ],
+      },
+      {
+        role: 'assistant',
+        content: 'Done: /pricing is now rendered per request, so it reads the variable at run time.',
+      },
+    ],
+  };
+}
+
 writeFileSync(join(out, 'claude-code.jsonl'), claudeCode());
 writeFileSync(join(out, 'codex.jsonl'), codex());
 writeFileSync(join(out, 'openai-chat.json'), JSON.stringify(openaiChat(), null, 2) + '\n');
@@ -836,4 +997,5 @@ writeFileSync(join(out, 'anthropic.json'), JSON.stringify(anthropic(), null, 2) 
 // Our own format: the Claude Code fixture imported and exported.
 const imported = importTranscript(readFileSync(join(out, 'claude-code.jsonl'), 'utf8'), { idPrefix: 'cc' });
 writeFileSync(join(out, 'glyphfold.jsonl'), exportJsonl(imported.items));
+writeFileSync(join(out, 'vercel-ai.json'), JSON.stringify(vercelAI(), null, 2) + '\n');
 console.log(`wrote fixtures to ${out}`);

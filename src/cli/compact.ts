@@ -21,7 +21,8 @@ import { systemPrompt } from './view.js';
 
 const usage = `usage: glyphfold compact FILE --model ID --out DIR [options]
 
-Imports a transcript (Claude Code, Codex, OpenAI Chat, Anthropic or glyphfold JSONL), climbs the
+Imports a transcript (Claude Code, Codex, OpenAI Chat, Anthropic, Vercel AI SDK, LangChain, SWE-agent
+.traj or glyphfold JSONL), climbs the
 compaction ladder for the model (elide → shed → snapshot → summarize) until the request fits, and
 writes DIR/request.json (the exact request body), DIR/page-NNN.png (the snapshot pages) and
 DIR/records.json (the compaction items a history would append). Prints the report.

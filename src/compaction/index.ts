@@ -33,6 +33,7 @@ export {
   toolInputText,
   type TextOptions,
   type ToolInputFormat,
+  type ToolOutputFormat,
 } from './text.js';
 export {
   snapshot,
@@ -44,6 +45,7 @@ export {
   readingHint,
   snapshotHeader,
   SNAPSHOT_TEXT,
+  SNAPSHOT_OUTPUT,
   type PageSpec,
   type SnapshotRenderOptions,
   type SnapshotRenderer,

@@ -221,12 +221,25 @@ export async function climb(path: readonly Item[], o: LadderOptions): Promise<La
       continue;
     }
     const step = await rung.apply(state);
+    const after = step.items ? total(step.items) : measured;
+    if (step.items && after > measured) {
+      // Rungs decide on per-item estimates; measured as a whole request the step came out larger
+      // (e.g. a page costs more on the wire than its estimate). No rung may grow the request: drop it.
+      rungs.push({
+        ...step.report,
+        applied: false,
+        items: [],
+        tokensBefore: measured,
+        tokensAfter: measured,
+        reason: `${step.report.reason}; not applied: the request would measure ${after} tokens, ${measured} before`,
+      });
+      continue;
+    }
     if (step.reasons) reasons.push(...step.reasons);
     if (step.items) {
       items = step.items;
       tokens = step.tokens ?? items.map(o.estimate);
     }
-    const after = step.items ? total(items) : measured;
     rungs.push({ ...step.report, tokensBefore: measured, tokensAfter: after });
     measured = after;
     if (step.rendered) rendered = step.rendered;

@@ -8,7 +8,7 @@
 import type { CompactionItem, Item, NewItem, SummaryItem } from '../transcript/items.js';
 import { elidedResult, shedImageItem, shedResultImages } from './placeholders.js';
 import { applySnapshot, pageVariant, type PageSpec, type SnapshotRenderer } from './snapshot.js';
-import type { ToolInputFormat } from './text.js';
+import type { ToolInputFormat, ToolOutputFormat } from './text.js';
 import { variantId } from '../render/index.js';
 
 /** A compaction item as the ladder hands it to the history to append. */
@@ -175,6 +175,18 @@ function textFormat(g: CompactionItem): ToolInputFormat {
   return t;
 }
 
+/** The tool-output format of a snapshot record's text: absent = written before outputs were unwrapped. */
+function outputFormat(g: CompactionItem): ToolOutputFormat {
+  const o = g.params['output'];
+  if (o === undefined) return 'verbatim';
+  if (o !== 'readable' && o !== 'verbatim') {
+    throw new Error(
+      `compaction item ${g.id} (snapshot): params.output must be 'readable' or 'verbatim', found ${JSON.stringify(o)}`,
+    );
+  }
+  return o;
+}
+
 /**
  * The request a path stands for: its last compaction group replayed over the items before it, the
  * items after it as they are. Compaction items themselves never reach the request.
@@ -197,7 +209,12 @@ export async function rebuildRequest(
     items = (
       await applySnapshot(
         items,
-        { runs: rangeList(snap.params, 'runs', snap), page: pageSpec(snap), text: textFormat(snap) },
+        {
+          runs: rangeList(snap.params, 'runs', snap),
+          page: pageSpec(snap),
+          text: textFormat(snap),
+          output: outputFormat(snap),
+        },
         renderer,
       )
     ).items;

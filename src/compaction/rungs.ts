@@ -126,7 +126,7 @@ export const snapshotRung: Rung = {
     }
     const r = best!;
     if (!r.report.applied && !r.overflow.length) return { report: r.report };
-    const { runs, overflow, page, text } = r.decision;
+    const { runs, overflow, page, text, output } = r.decision;
     return {
       report: r.report,
       items: r.items,
@@ -140,7 +140,7 @@ export const snapshotRung: Rung = {
           from: runs[0]?.from ?? overflow[0]?.from ?? '',
           to: runs[runs.length - 1]?.to ?? overflow[overflow.length - 1]?.to ?? '',
         },
-        params: { runs, overflow, page, ...(text ? { text } : {}) },
+        params: { runs, overflow, page, ...(text ? { text } : {}), ...(output ? { output } : {}) },
       },
       // Overflow ranges are still verbatim in the items; the summary rung or the omission marker
       // replaces them (by id, since indices moved).

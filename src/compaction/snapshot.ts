@@ -22,7 +22,7 @@ import {
 } from '../render/index.js';
 import { sum } from './elide.js';
 import { planSnapshot, type Segment, type SnapshotPlan } from './plan.js';
-import { formatItem, formatItems, type ToolInputFormat } from './text.js';
+import { formatItem, formatItems, type ToolInputFormat, type ToolOutputFormat } from './text.js';
 import { cutAtOrAfter, validCuts } from './cuts.js';
 import { choosePage, type PageCandidate } from './page-width.js';
 import type { RungReport } from './types.js';
@@ -113,10 +113,17 @@ export interface SnapshotDecision {
    * without it is from before the reader layout and replays with 'json'.
    */
   text?: ToolInputFormat;
+  /**
+   * How tool results are written in the imaged text. Every pass writes 'readable' (known JSON wrappers
+   * unwrapped); a record without it is from before and replays 'verbatim'.
+   */
+  output?: ToolOutputFormat;
 }
 
 /** The tool-input format of the text of new snapshot passes. */
 export const SNAPSHOT_TEXT: ToolInputFormat = 'fields';
+/** The tool-output format of the text of new snapshot passes. */
+export const SNAPSHOT_OUTPUT: ToolOutputFormat = 'readable';
 
 export interface RenderedRun {
   from: number;
@@ -186,11 +193,12 @@ export function runItems(run: Item[], pages: RenderedRun['pages'], page: PageSpe
 
 /**
  * Renders the runs listed in `decision.runs` (by id) and splices them into `items`. Used on replay:
- * `decision.text` absent means a record from before the reader layout ('json').
+ * `decision.text` absent means a record from before the reader layout ('json'), `decision.output`
+ * absent one from before tool outputs were unwrapped ('verbatim').
  */
 export async function applySnapshot(
   items: readonly Item[],
-  decision: Pick<SnapshotDecision, 'runs' | 'page' | 'text'>,
+  decision: Pick<SnapshotDecision, 'runs' | 'page' | 'text' | 'output'>,
   renderer: SnapshotRenderer,
 ): Promise<{ items: Item[]; rendered: RenderedRun[] }> {
   const index = new Map(items.map((it, i) => [it.id, i]));
@@ -209,7 +217,10 @@ export async function applySnapshot(
   const rendered: RenderedRun[] = [];
   for (const s of spans) {
     const run = items.slice(s.from, s.to);
-    const text = formatItems(run, { toolInput: decision.text ?? 'json' });
+    const text = formatItems(run, {
+      toolInput: decision.text ?? 'json',
+      toolOutput: decision.output ?? 'verbatim',
+    });
     const pages = await renderPages(text, renderer, decision.page, decision.page.trim === true);
     rendered.push({ from: s.from, to: s.to, items: run, text, textTokens: 0, pages });
   }
@@ -285,7 +296,10 @@ export async function snapshot(
   const texts = new Map<Segment, string>();
   for (const seg of plan.middle)
     if (!seg.verbatim)
-      texts.set(seg, formatItems(items.slice(seg.from, seg.to), { toolInput: SNAPSHOT_TEXT }));
+      texts.set(
+        seg,
+        formatItems(items.slice(seg.from, seg.to), { toolInput: SNAPSHOT_TEXT, toolOutput: SNAPSHOT_OUTPUT }),
+      );
   const chosenPage =
     options.pages && options.pages.length > 1
       ? choosePage([...texts.values()], options.pages, options.tokensFor)
@@ -357,6 +371,16 @@ export async function snapshot(
   let bytes = 0;
   for (const c of chosen) {
     const res = { pages: await renderPages(c.text, renderer, page, options.tokensFor !== undefined) };
+    // The worth test counted pages and a typical header; the rendered pages (trimmed) and the real
+    // header decide. A run that would cost more as pages than as text stays text.
+    const cost =
+      options.estimateText(snapshotHeader(items.slice(c.from, c.to), res.pages.length, page)) +
+      4 +
+      res.pages.reduce((t, p) => t + pageTokens(p), 0);
+    if (cost >= c.textTokens) {
+      notWorth++;
+      continue;
+    }
     for (const p of res.pages) {
       const b64 = Math.ceil(p.png.byteLength / 3) * 4;
       if (b64 > options.limits.maxBytesPerImage) {
@@ -402,6 +426,7 @@ export async function snapshot(
     overflow: overflow.map(ids),
     page,
     text: SNAPSHOT_TEXT,
+    output: SNAPSHOT_OUTPUT,
   };
   const textTokens = rendered.reduce((s, r) => s + r.textTokens, 0);
   const chars = rendered.reduce((s, r) => s + r.text.length, 0);

@@ -18,6 +18,7 @@
  */
 import { canonicalJson } from '../transcript/canonical.js';
 import type { Item } from '../transcript/items.js';
+import { readableToolOutput } from '../transcript/readable.js';
 
 /** Compact JSON up to this many characters stays on its key's line; longer values are laid out. */
 export const SHORT_JSON = 72;
@@ -209,9 +210,17 @@ export function itemHeader(item: Item): string {
  */
 export type ToolInputFormat = 'fields' | 'json';
 
+/**
+ * How tool-result text is written: `readable` (the default: known wrappers such as Codex's
+ * `{"output","metadata"}` JSON unwrapped, `readableToolOutput`) or `verbatim` (the bytes the model got;
+ * snapshot records from before the unwrapping replay with it).
+ */
+export type ToolOutputFormat = 'readable' | 'verbatim';
+
 /** Options of the transcript text. */
 export interface TextOptions {
   toolInput?: ToolInputFormat;
+  toolOutput?: ToolOutputFormat;
 }
 
 /** The tool input as canonical JSON (the `json` format); a value JSON cannot hold as JSON.stringify does. */
@@ -237,8 +246,9 @@ export function itemBody(item: Item, options: TextOptions = {}): string {
       return options.toolInput === 'json' ? inputJson(item.input) : toolInputText(item.input);
     case 'tool_result': {
       const parts: string[] = [];
+      const readable = options.toolOutput !== 'verbatim';
       for (const p of item.content) {
-        if (p.type === 'text') parts.push(p.text);
+        if (p.type === 'text') parts.push(readable ? readableToolOutput(p.text) : p.text);
         else parts.push(`[image ${p.mediaType}${p.width && p.height ? ` ${p.width}x${p.height}` : ''}]`);
       }
       if (item.files?.length) parts.push(`files: ${item.files.join(', ')}`);

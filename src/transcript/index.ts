@@ -4,3 +4,4 @@ export * from './canonical.js';
 export * from './hash.js';
 export * from './log.js';
 export * from './jsonl.js';
+export * from './readable.js';

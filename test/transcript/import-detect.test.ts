@@ -8,6 +8,9 @@ const FILES = {
   codex: 'codex.jsonl',
   'openai-chat': 'openai-chat.json',
   anthropic: 'anthropic.json',
+  'vercel-ai': 'vercel-ai.json',
+  langchain: 'real/langgraph-react-agent-tool-calling.langchain.json',
+  'swe-agent': 'real/swe-agent-function-calling-simple.traj',
   glyphfold: 'glyphfold.jsonl',
 } as const;
 

@@ -11,6 +11,7 @@ import {
   imageFromBase64,
   isRecord,
   typeName,
+  unknownPartError,
   type ImportOptions,
   type ImportResult,
 } from './build.js';
@@ -21,13 +22,28 @@ export type TextClassifier = (text: string) => NewItem[];
 const personText: TextClassifier = (text) =>
   text === '' ? [] : [{ kind: 'message', author: 'person', text }];
 
+/** Result blocks other than text and image that are kept as their JSON text. */
+const RESULT_PASSTHROUGH: ReadonlySet<string> = new Set([
+  'search_result',
+  'web_search_result',
+  'web_fetch_result',
+  'document',
+  'tool_reference',
+  'code_execution_result',
+  'code_execution_output',
+  'bash_code_execution_result',
+  'bash_code_execution_output',
+  'text_editor_code_execution_result',
+  'tool_search_tool_search_result',
+]);
+
 /** Converts Anthropic tool_result content (string or blocks) to content parts. */
 export function toolResultContent(content: unknown, where: string, b: PathBuilder): ContentPart[] {
   if (content === undefined || content === null) return [];
   if (typeof content === 'string') return [{ type: 'text', text: content }];
   if (!Array.isArray(content)) return [{ type: 'text', text: JSON.stringify(content) }];
   const parts: ContentPart[] = [];
-  for (const block of content) {
+  content.forEach((block, k) => {
     if (isRecord(block) && block.type === 'text' && typeof block.text === 'string') {
       parts.push({ type: 'text', text: block.text });
     } else if (
@@ -38,11 +54,17 @@ export function toolResultContent(content: unknown, where: string, b: PathBuilde
     ) {
       const image = imageFromBase64(String(block.source.data ?? ''), str(block.source.media_type), where, b);
       parts.push({ type: 'image', ...image });
-    } else {
-      // Search results, tool references and the like: kept readable rather than dropped.
+    } else if (isRecord(block) && RESULT_PASSTHROUGH.has(String(block.type))) {
+      // Search results, tool references, server tool outputs: kept readable as their JSON.
       parts.push({ type: 'text', text: JSON.stringify(block) });
+    } else {
+      throw unknownPartError(b.format, `${where} content[${k}]`, block, [
+        'text',
+        'image',
+        ...RESULT_PASSTHROUGH,
+      ]);
     }
-  }
+  });
   return parts;
 }
 
@@ -70,11 +92,16 @@ export function userContent(
   }
   content.forEach((block, k) => {
     const at = `${where} block ${k}`;
-    if (!isRecord(block))
-      return b.warn(`${at}: expected a content block object, found ${typeName(block)}; skipped`);
+    if (!isRecord(block)) throw unknownPartError(b.format, at, block, USER_BLOCKS);
     switch (block.type) {
       case 'text':
         for (const item of classify(String(block.text ?? ''))) b.push(item, time);
+        return;
+      case 'search_result':
+        b.push(
+          { kind: 'context', author: 'surface', text: JSON.stringify(block), source: 'search_result' },
+          time,
+        );
         return;
       case 'image': {
         const source = isRecord(block.source) ? block.source : {};
@@ -122,7 +149,7 @@ export function userContent(
         return;
       }
       default:
-        b.warn(`${at}: unknown user block type ${JSON.stringify(block.type)}; skipped`);
+        throw unknownPartError(b.format, at, block, USER_BLOCKS);
     }
   });
 }
@@ -147,8 +174,12 @@ export function assistantContent(
   }
   content.forEach((block, k) => {
     const at = `${where} block ${k}`;
-    if (!isRecord(block))
-      return b.warn(`${at}: expected a content block object, found ${typeName(block)}; skipped`);
+    if (!isRecord(block)) throw unknownPartError(b.format, at, block, ASSISTANT_BLOCKS);
+    // Server-side tools (web search, code execution, MCP…): the provider ran them, so call and result
+    // both sit in the assistant turn. New server tools keep this naming.
+    const type = String(block.type);
+    if (type.endsWith('_tool_result') && type !== 'tool_result')
+      return serverResult(block, at, b, names, time);
     switch (block.type) {
       case 'text':
         // An empty text block next to tool calls carries nothing a reader or a provider needs.
@@ -187,27 +218,40 @@ export function assistantContent(
         b.push({ kind: 'tool_call', author: 'model', callId, name, input: block.input ?? {} }, time);
         return;
       }
-      case 'web_search_tool_result':
-      case 'web_fetch_tool_result':
-      case 'code_execution_tool_result':
-      case 'mcp_tool_result': {
-        // Server-side tools: the provider ran them, so call and result both sit in the assistant turn.
-        const callId = String(block.tool_use_id ?? '');
-        const item: NewItem = {
-          kind: 'tool_result',
-          author: 'machinery',
-          callId,
-          name: names.get(callId),
-          content: toolResultContent(block.content, at, b),
-        };
-        if (block.is_error === true) item.isError = true;
-        b.push(item, time);
-        return;
-      }
       default:
-        b.warn(`${at}: unknown assistant block type ${JSON.stringify(block.type)}; skipped`);
+        throw unknownPartError(b.format, at, block, ASSISTANT_BLOCKS);
     }
   });
+}
+
+const USER_BLOCKS = ['text', 'image', 'tool_result', 'document', 'search_result'];
+const ASSISTANT_BLOCKS = [
+  'text',
+  'thinking',
+  'redacted_thinking',
+  'tool_use',
+  'server_tool_use',
+  'mcp_tool_use',
+  '<server tool>_tool_result',
+];
+
+function serverResult(
+  block: Record<string, unknown>,
+  at: string,
+  b: PathBuilder,
+  names: CallNames,
+  time: string | undefined,
+): void {
+  const callId = String(block.tool_use_id ?? '');
+  const item: NewItem = {
+    kind: 'tool_result',
+    author: 'machinery',
+    callId,
+    name: names.get(callId),
+    content: toolResultContent(block.content, at, b),
+  };
+  if (block.is_error === true) item.isError = true;
+  b.push(item, time);
 }
 
 /** System prompt as a string or an array of text blocks (with cache_control) → plain text. */
@@ -250,7 +294,7 @@ export function looksAnthropic(input: unknown): boolean {
 
 /** Imports an Anthropic Messages array or `{ system?, messages }` object. */
 export function importAnthropic(input: unknown, options: ImportOptions = {}): ImportResult {
-  const b = new PathBuilder();
+  const b = new PathBuilder('anthropic');
   const messages = isRecord(input) ? input.messages : input;
   if (!Array.isArray(messages)) {
     throw new Error(

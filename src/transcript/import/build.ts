@@ -7,7 +7,15 @@ import { imageSizeBase64 } from '../image-size.js';
 import type { ContentPart, ImageData, Item, NewItem } from '../items.js';
 
 /** The formats `importTranscript` understands. */
-export type ImportFormat = 'claude-code' | 'codex' | 'openai-chat' | 'anthropic' | 'glyphfold';
+export type ImportFormat =
+  | 'claude-code'
+  | 'codex'
+  | 'openai-chat'
+  | 'anthropic'
+  | 'vercel-ai'
+  | 'langchain'
+  | 'swe-agent'
+  | 'glyphfold';
 
 export interface ImportOptions {
   /** Skip detection and parse as this format. */
@@ -38,6 +46,8 @@ interface Pending {
 
 /** Collects items in order; `finish()` assigns ids, parents, turns and times. */
 export class PathBuilder {
+  /** `format` names the importer in errors about the content it reads. */
+  constructor(readonly format: string = 'import') {}
   private readonly pending: Pending[] = [];
   private group = 0;
   readonly warnings: string[] = [];
@@ -198,6 +208,22 @@ export function joinText(parts: readonly ContentPart[]): string {
     .filter((p): p is { type: 'text'; text: string } => p.type === 'text')
     .map((p) => p.text)
     .join('\n');
+}
+
+/**
+ * The error for a content part an importer does not know: never dropped, never guessed at. Names the
+ * format, where the part is, its type and the types that format knows.
+ */
+export function unknownPartError(
+  format: string,
+  where: string,
+  part: unknown,
+  expected: readonly string[],
+): Error {
+  const type = isRecord(part) ? JSON.stringify(part.type) : typeName(part);
+  return new Error(
+    `${format}: ${where}: unknown content part type ${type}; expected one of ${expected.join(', ')}`,
+  );
 }
 
 export const isRecord = (v: unknown): v is Record<string, unknown> =>

@@ -91,7 +91,7 @@ function touchedFiles(result: unknown): string[] {
 
 /** Imports a Claude Code session JSONL text. */
 export function importClaudeCode(text: string, options: ImportOptions = {}): ImportResult {
-  const b = new PathBuilder();
+  const b = new PathBuilder('claude-code');
   const lines = parseLines(text, 'claude-code', b);
   const byUuid = new Map<string, Entry>();
   const entries: Entry[] = [];

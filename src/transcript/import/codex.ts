@@ -17,6 +17,7 @@ import {
   parseArguments,
   parseDataUrl,
   parseLines,
+  unknownPartError,
   type ImportOptions,
   type ImportResult,
 } from './build.js';
@@ -80,7 +81,7 @@ function outputContent(
   }
   if (Array.isArray(output)) {
     const content: ContentPart[] = [];
-    for (const part of output) {
+    output.forEach((part, k) => {
       if (
         isRecord(part) &&
         (part.type === 'input_text' || part.type === 'output_text') &&
@@ -92,13 +93,19 @@ function outputContent(
         if (data) content.push({ type: 'image', ...imageFromBase64(data.data, data.mediaType, where, b) });
         else content.push({ type: 'text', text: `[image ${part.image_url}]` });
       } else {
-        content.push({ type: 'text', text: JSON.stringify(part) });
+        throw unknownPartError('codex', `${where} output[${k}]`, part, [
+          'input_text',
+          'output_text',
+          'input_image',
+        ]);
       }
-    }
+    });
     return { content, isError: false };
   }
   return { content: [{ type: 'text', text: JSON.stringify(output ?? '') }], isError: false };
 }
+
+const MESSAGE_PARTS = ['input_text', 'output_text', 'input_image', 'refusal'];
 
 function messageItems(
   p: Record<string, unknown>,
@@ -108,9 +115,15 @@ function messageItems(
 ): void {
   const role = p.role;
   const parts = Array.isArray(p.content) ? p.content : [];
-  for (const part of parts) {
-    if (!isRecord(part)) continue;
-    const text = typeof part.text === 'string' ? part.text : undefined;
+  for (const [k, part] of parts.entries()) {
+    const at = `${where} content[${k}]`;
+    if (!isRecord(part)) throw unknownPartError('codex', at, part, MESSAGE_PARTS);
+    const text =
+      typeof part.text === 'string'
+        ? part.text
+        : part.type === 'refusal' && typeof part.refusal === 'string'
+          ? part.refusal
+          : undefined;
     if (part.type === 'input_image' && typeof part.image_url === 'string') {
       const data = parseDataUrl(part.image_url);
       if (data)
@@ -125,10 +138,8 @@ function messageItems(
         );
       continue;
     }
-    if (text === undefined) {
-      b.warn(`${where}: message part of type ${JSON.stringify(part.type)} has no text; skipped`);
-      continue;
-    }
+    if (text === undefined || !MESSAGE_PARTS.includes(String(part.type)))
+      throw unknownPartError('codex', at, part, MESSAGE_PARTS);
     if (role === 'assistant') {
       if (text !== '') b.push({ kind: 'message', author: 'model', text }, time);
     } else if (role === 'user') {
@@ -150,7 +161,7 @@ function messageItems(
 
 /** Imports a Codex CLI rollout JSONL text. */
 export function importCodex(text: string, options: ImportOptions = {}): ImportResult {
-  const b = new PathBuilder();
+  const b = new PathBuilder('codex');
   const names = new CallNames();
   let seen = 0;
   for (const { line, value } of parseLines(text, 'codex', b)) {

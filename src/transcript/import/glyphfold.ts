@@ -5,6 +5,7 @@
  */
 import type { Item } from '../items.js';
 import { checkItem } from '../jsonl.js';
+import { validateItem } from '../validate.js';
 import { PathBuilder, isRecord, parseLines, type ImportOptions, type ImportResult } from './build.js';
 
 export function looksGlyphfold(values: readonly unknown[]): boolean {
@@ -19,14 +20,18 @@ export function looksGlyphfold(values: readonly unknown[]): boolean {
 }
 
 export function importGlyphfold(text: string, options: ImportOptions = {}): ImportResult {
-  const b = new PathBuilder();
+  const b = new PathBuilder('glyphfold');
   const source: Item[] = [];
   for (const { line, value } of parseLines(text, 'glyphfold', b)) {
+    // An item that does not validate (an unknown content part type, a missing field) is an error
+    // naming its line and field: leaving it out would drop a piece of the history unseen.
+    const item = checkItem(value, `glyphfold: line ${line}`);
     try {
-      source.push(checkItem(value, `glyphfold: line ${line}`));
+      validateItem(item);
     } catch (error) {
-      b.warn(`${(error as Error).message}; skipped`);
+      throw new Error(`glyphfold: line ${line}: ${(error as Error).message}`, { cause: error });
     }
+    source.push(item);
   }
   if (source.length === 0) throw new Error('glyphfold: no valid item line was found');
   // Ids, parents and default times come from the shared builder; the recorded turn numbers are kept.

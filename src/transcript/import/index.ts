@@ -8,7 +8,10 @@ import { importClaudeCode, looksClaudeCode } from './claude-code.js';
 import { importCodex, looksCodex } from './codex.js';
 import { checkTextDepth, checkValueDepth } from './depth.js';
 import { importGlyphfold, looksGlyphfold } from './glyphfold.js';
+import { importLangChain, looksLangChain } from './langchain.js';
 import { hasOpenAIChatSignal, importOpenAIChat, looksOpenAIChat } from './openai-chat.js';
+import { importSweAgent, looksSweAgent } from './swe-agent.js';
+import { importVercelAI, looksVercelAI } from './vercel-ai.js';
 
 export type { ImportFormat, ImportOptions, ImportResult } from './build.js';
 export { pairingWarnings } from './build.js';
@@ -20,6 +23,9 @@ export const IMPORT_FORMATS: readonly ImportFormat[] = [
   'codex',
   'openai-chat',
   'anthropic',
+  'vercel-ai',
+  'langchain',
+  'swe-agent',
   'glyphfold',
 ];
 
@@ -53,7 +59,8 @@ function sampleLines(text: string, max = 200): unknown[] {
 
 /**
  * Works out which format `input` is in. Text is tried as JSONL (Claude Code, Codex, glyphfold) and as
- * one JSON document (OpenAI Chat, Anthropic); throws naming every format tried when none fits.
+ * one JSON document (Vercel AI SDK, LangChain, SWE-agent, OpenAI Chat, Anthropic); throws naming every
+ * format tried when none fits.
  */
 export function detectFormat(input: string | unknown): ImportFormat {
   let doc: unknown = input;
@@ -69,6 +76,10 @@ export function detectFormat(input: string | unknown): ImportFormat {
     }
   }
   if (doc !== undefined) {
+    // The AI SDK's roles are a subset of Chat Completions': its own part types decide before either.
+    if (looksVercelAI(doc)) return 'vercel-ai';
+    if (looksLangChain(doc)) return 'langchain';
+    if (looksSweAgent(doc)) return 'swe-agent';
     if (looksOpenAIChat(doc) && (hasOpenAIChatSignal(doc) || !looksAnthropic(doc))) return 'openai-chat';
     if (looksAnthropic(doc)) return 'anthropic';
     if (looksOpenAIChat(doc)) return 'openai-chat';
@@ -86,7 +97,9 @@ export function detectFormat(input: string | unknown): ImportFormat {
   throw new Error(
     `import: could not detect the format; tried claude-code (JSONL entries with uuid/parentUuid), codex (JSONL ` +
       `{type, payload} with session_meta/response_item), glyphfold (JSONL items), openai-chat (messages with ` +
-      `role system|user|assistant|tool) and anthropic (messages with role user|assistant and content blocks); found ${found}`,
+      `role system|user|assistant|tool), anthropic (messages with role user|assistant and content blocks), ` +
+      `vercel-ai (ModelMessage parts tool-call/tool-result/reasoning/image/file), langchain ({lc: 1, type: 'constructor', ` +
+      `id, kwargs} or {type: 'human'|'ai'|…, data}) and swe-agent (.traj {history, trajectory}); found ${found}`,
   );
 }
 
@@ -134,5 +147,16 @@ function importAny(input: string | unknown, options: ImportOptions): ImportResul
       );
     }
   }
-  return format === 'openai-chat' ? importOpenAIChat(doc, options) : importAnthropic(doc, options);
+  switch (format) {
+    case 'openai-chat':
+      return importOpenAIChat(doc, options);
+    case 'vercel-ai':
+      return importVercelAI(doc, options);
+    case 'langchain':
+      return importLangChain(doc, options);
+    case 'swe-agent':
+      return importSweAgent(doc, options);
+    default:
+      return importAnthropic(doc, options);
+  }
 }

@@ -13,23 +13,29 @@ import {
   parseArguments,
   parseDataUrl,
   typeName,
+  unknownPartError,
   type ImportOptions,
   type ImportResult,
 } from './build.js';
 
 const ROLES = new Set(['system', 'developer', 'user', 'assistant', 'tool', 'function']);
 
-function partsText(content: unknown): string {
+/** Text of content that holds only text (system, assistant, tool): a string or text / refusal parts. */
+function partsText(content: unknown, where: string): string {
   if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return '';
+  if (content === null || content === undefined) return '';
+  if (!Array.isArray(content))
+    throw new Error(
+      `openai-chat: ${where}: content must be a string, null or an array of parts, found ${typeName(content)}`,
+    );
   return content
-    .map((p) =>
-      isRecord(p) && typeof p.text === 'string'
-        ? p.text
-        : isRecord(p) && typeof p.refusal === 'string'
-          ? p.refusal
-          : '',
-    )
+    .map((p, k) => {
+      if (isRecord(p) && p.type === 'text' && typeof p.text === 'string') return p.text;
+      if (isRecord(p) && p.type === 'refusal' && typeof p.refusal === 'string') return p.refusal;
+      // Chat-compatible servers sometimes omit the type on text parts.
+      if (isRecord(p) && p.type === undefined && typeof p.text === 'string') return p.text;
+      throw unknownPartError('openai-chat', `${where}.content[${k}]`, p, ['text', 'refusal']);
+    })
     .filter((t) => t !== '')
     .join('\n');
 }
@@ -61,7 +67,7 @@ export function hasOpenAIChatSignal(input: unknown): boolean {
 
 /** Imports an OpenAI Chat Completions messages array or `{ messages }` wrapper. */
 export function importOpenAIChat(input: unknown, options: ImportOptions = {}): ImportResult {
-  const b = new PathBuilder();
+  const b = new PathBuilder('openai-chat');
   const messages = isRecord(input) ? input.messages : input;
   if (!Array.isArray(messages)) {
     throw new Error(
@@ -79,7 +85,7 @@ export function importOpenAIChat(input: unknown, options: ImportOptions = {}): I
     switch (m.role) {
       case 'system':
       case 'developer':
-        b.system(partsText(m.content));
+        b.system(partsText(m.content, where));
         return;
       case 'user':
         return userMessage(m.content, where, b);
@@ -92,7 +98,7 @@ export function importOpenAIChat(input: unknown, options: ImportOptions = {}): I
               : '';
         if (reasoning !== '')
           b.push({ kind: 'reasoning', author: 'model', text: reasoning, provider: 'openai' });
-        const text = partsText(m.content);
+        const text = partsText(m.content, where);
         if (text !== '') b.push({ kind: 'message', author: 'model', text });
         if (Array.isArray(m.tool_calls)) {
           m.tool_calls.forEach((call, k) => {
@@ -126,7 +132,7 @@ export function importOpenAIChat(input: unknown, options: ImportOptions = {}): I
           author: 'machinery',
           callId,
           name: names.get(callId),
-          content: [{ type: 'text', text: partsText(m.content) }],
+          content: [{ type: 'text', text: partsText(m.content, where) }],
         });
         return;
       }
@@ -139,7 +145,7 @@ export function importOpenAIChat(input: unknown, options: ImportOptions = {}): I
           author: 'machinery',
           callId,
           name,
-          content: [{ type: 'text', text: partsText(m.content) }],
+          content: [{ type: 'text', text: partsText(m.content, where) }],
         });
         return;
       }
@@ -188,12 +194,13 @@ function userMessage(content: unknown, where: string, b: PathBuilder): void {
         b.warn(`${at}: image_url is a remote URL, not inline data; kept as context text`);
         b.push({ kind: 'context', author: 'surface', text: `[image ${url}]`, source: 'image_url' });
       }
-    } else {
+    } else if (isRecord(part) && (part.type === 'input_audio' || part.type === 'file')) {
+      // Audio and files have no item of their own: kept as their JSON, said so.
       flush();
-      b.warn(
-        `${at}: user part of type ${JSON.stringify(isRecord(part) ? part.type : typeName(part))} is not supported; kept as context text`,
-      );
-      b.push({ kind: 'context', author: 'surface', text: JSON.stringify(part), source: 'part' });
+      b.warn(`${at}: user part of type ${String(part.type)} kept as context text`);
+      b.push({ kind: 'context', author: 'surface', text: JSON.stringify(part), source: String(part.type) });
+    } else {
+      throw unknownPartError('openai-chat', at, part, ['text', 'image_url', 'input_audio', 'file']);
     }
   });
   flush();
