@@ -1,6 +1,7 @@
 /**
  * A reading kit: V texts × V variants in a Latin square over R readers. Reader r reads text t in
- * variant (t + r) mod V, so each reader reads every text once and every variant once. Each reader
+ * variant (t + r) mod V, so each reader reads every text once and every variant once; with
+ * `perReader` K < V each reader gets a balanced share of K texts instead (KitOptions). Each reader
  * folder holds only the PNGs (random neutral names) and INSTRUCTIONS.md; the key and the sources stay
  * outside the reader folders.
  */
