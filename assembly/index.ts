@@ -34,8 +34,6 @@ let flow: bool = false;
 let pendingNewline: bool = false;
 /** Flow: no visible cell since the last newline mark (or the text's start): blanks are indentation. */
 let indent: bool = true;
-/** Flow: blank cells that ended the previous row (a run of spaces may go on across the row end). */
-let blankCarry: u32 = 0;
 
 /** JS, once per cell: reserves `length` bytes for the raw atlas and returns where to write them. */
 export function atlasBuffer(length: u32): usize {
@@ -93,7 +91,6 @@ export function begin(length: u32, wide: u32, layout: u32): i32 {
   flow = layout == 1;
   pendingNewline = false;
   indent = true;
-  blankCarry = 0;
   done = false;
   return 0;
 }
@@ -177,9 +174,9 @@ function flowRows(out: usize): u32 {
 }
 
 /** Flow (docs/renderer.md §4): a space a reader could not count is drawn as the visible space mark:
- *  indentation, a run of two or more spaces (also across a row end: `blankCarry`), and the blank runs
- *  that start a row or end a full row. A single space between two visible cells of a row stays blank,
- *  as between words. */
+ *  indentation, a run of two or more spaces, and the blank runs that start a row or end a full row
+ *  (so a run a row end splits is marked on both sides). A single space between two visible cells of a
+ *  row stays blank, as between words. */
 function markSpaces(out: usize, m: u32): void {
   let i: u32 = 0;
   while (i < m) {
@@ -192,16 +189,11 @@ function markSpaces(out: usize, m: u32): void {
     }
     let j = i + 1;
     while (j < m && <u32>load<u16>(out + ((<usize>j) << 1)) == GLYPH_BLANK) j++;
-    const run = j - i + (i == 0 ? blankCarry : 0);
-    if (indent || run >= 2 || i == 0 || (j == m && m == cols)) {
+    if (indent || j - i >= 2 || i == 0 || (j == m && m == cols)) {
       for (let k = i; k < j; k++) store<u16>(out + ((<usize>k) << 1), <u16>GLYPH_SPACE);
     }
     i = j;
   }
-  // Blanks ending this row start the next row's run (a full row that is all blank adds to it).
-  let tail: u32 = 0;
-  while (tail < m && <u32>load<u16>(out + ((<usize>(m - 1 - tail)) << 1)) == GLYPH_SPACE) tail++;
-  blankCarry = tail == m ? blankCarry + tail : tail;
 }
 
 /** JS, once per render: where the page scanlines are, and how many bytes (H × stride). */

@@ -108,8 +108,6 @@ class Layout {
   private readonly flow: boolean;
   /** Flow: no visible cell since the last newline mark or the text's start (blanks are indentation). */
   private indent = true;
-  /** Flow: blank cells that ended the previous row (a run of spaces may go on across the row end). */
-  private blankCarry = 0;
   // Per page.
   rowsOnPage = 0;
   chars = 0;
@@ -144,8 +142,9 @@ class Layout {
 
   /**
    * Flow (§4): a space a reader could not count is drawn as the visible space mark: indentation, a
-   * run of two or more spaces (also across a row end), and the blank runs that start a row or end a
-   * full row. A single space between two visible cells of a row stays blank, as between words.
+   * run of two or more spaces, and the blank runs that start a row or end a full row (so a run a row
+   * end splits is marked on both sides). A single space between two visible cells of a row stays
+   * blank, as between words.
    */
   private markSpaces(count: number): void {
     const cells = this.cells;
@@ -159,15 +158,11 @@ class Layout {
       }
       let j = i + 1;
       while (j < count && cells[j] === GLYPH_BLANK) j++;
-      const run = j - i + (i === 0 ? this.blankCarry : 0);
-      if (this.indent || run >= 2 || i === 0 || (j === count && count === this.g.cols)) {
+      if (this.indent || j - i >= 2 || i === 0 || (j === count && count === this.g.cols)) {
         cells.fill(GLYPH_SPACE, i, j);
       }
       i = j;
     }
-    let tail = 0;
-    while (tail < count && cells[count - 1 - tail] === GLYPH_SPACE) tail++;
-    this.blankCarry = tail === count ? this.blankCarry + tail : tail;
   }
 
   /** Adds one cell to the row; wraps first when the row is full (§4: more than `cols` cells remain). */
