@@ -12,7 +12,7 @@ import { render } from '../../src/render/index.js';
 import { generateTexts, type ReadingText } from './generate.js';
 import {
   MAX_PAGE_HEIGHT,
-  resolveVariant,
+  benchVariant,
   variantOptions,
   variantRows,
   type BenchVariant,
@@ -111,7 +111,7 @@ export async function makeKit(options: KitOptions): Promise<KitKey> {
   if (!Number.isInteger(seed)) throw new RangeError(`seed must be an integer, found ${seed}`);
   if (options.variants.length < 1) throw new RangeError('variants: expected at least one variant id');
   const variants: BenchVariant[] = options.variants.map((id) =>
-    resolveVariant(id, options.flowWidth, options.flowCols, options.linesCols),
+    benchVariant(id, options.flowWidth, options.flowCols, options.linesCols),
   );
   const ids = variants.map((v) => v.id);
   const dup = ids.find((id, i) => ids.indexOf(id) !== i);

@@ -13,7 +13,7 @@ import type { TableSource } from './table.js';
 import { importTranscript } from '../../src/transcript/import/index.js';
 import { CONTENT_KINDS, NEEDLE_KINDS } from './generate.js';
 import { aggregate, RESULTS_FORMAT, type Aggregate, type Results } from './score.js';
-import { MAX_PAGE_HEIGHT, resolveVariant, variantRows } from './variant.js';
+import { MAX_PAGE_HEIGHT, benchVariant, variantRows } from './variant.js';
 
 export const RESULTS_DIR = join(import.meta.dirname, 'results');
 const SESSION = join(import.meta.dirname, '../../examples/session.claude.jsonl');
@@ -43,7 +43,7 @@ export interface Price {
 
 /** Image tokens per 1,000 characters of `text` laid out in `variantId`. */
 export function price(variantId: string, text: string): Price {
-  const v = resolveVariant(variantId);
+  const v = benchVariant(variantId);
   const rows = variantRows(text, v);
   const pageRows = Math.floor(MAX_PAGE_HEIGHT / v.pitch.height);
   const width = v.cols * v.pitch.width;

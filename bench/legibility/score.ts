@@ -15,7 +15,7 @@ import {
   type ReadingText,
 } from './generate.js';
 import { KEY_FORMAT, type KitImage, type KitKey } from './kit.js';
-import { resolveVariant } from './variant.js';
+import { benchVariant } from './variant.js';
 
 export const RESULTS_FORMAT = 'glyphfold-legibility-results';
 
@@ -248,7 +248,7 @@ export function scoreKit(dir: string, reader: Results['reader'], readers?: reado
         ? null
         : joinParts(
             files.map((f) => (existsSync(f) ? readFileSync(f, 'utf8') : '')),
-            resolveVariant(im.variant).layout,
+            benchVariant(im.variant).layout,
           );
     return { ...im, transcription };
   });

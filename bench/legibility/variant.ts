@@ -35,7 +35,7 @@ export interface BenchVariant {
 }
 
 /** Parses a variant id (`<font>[+c<N>][+r<N>][+s<N>][+flow]`); RangeError naming the bad part. */
-export function resolveVariant(
+export function benchVariant(
   id: string,
   flowWidth = FLOW_MAX_WIDTH,
   flowCols?: number,

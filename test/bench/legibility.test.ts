@@ -14,7 +14,7 @@ import {
 import { makeKit, type KitKey } from '../../bench/legibility/kit.js';
 import { claudeTokens, openaiTokens, price, realText } from '../../bench/legibility/report.js';
 import { joinParts, rescore, scoreImage, scoreKit } from '../../bench/legibility/score.js';
-import { FLOW_MAX_WIDTH, resolveVariant, variantRows } from '../../bench/legibility/variant.js';
+import { FLOW_MAX_WIDTH, benchVariant, variantRows } from '../../bench/legibility/variant.js';
 import { parseSource, tableFromResults } from '../../bench/legibility/table.js';
 import { editDistance } from '../../src/probe/score.js';
 import { countPages, decode, normalize } from '../../src/render/index.js';
@@ -207,7 +207,7 @@ describe('kit', () => {
 
   it('pages are lossless: decoding every image gives the source; heights fit, tall ones are split', () => {
     for (const im of key.images) {
-      const v = resolveVariant(im.variant);
+      const v = benchVariant(im.variant);
       const pngs = im.parts.map((p) => new Uint8Array(readFileSync(join(dir, `reader-${im.reader}`, p))));
       const source = key.texts.find((t) => t.id === im.text)!.text;
       expect(decode(pngs, { variant: v.variant })).toBe(normalize(source));
@@ -279,7 +279,7 @@ describe('report price', () => {
     expect(claudeTokens(504, 660)).toBe(18 * 24);
     expect(openaiTokens(504, 660)).toBe(Math.ceil(16 * 21 * 1.2));
     const text = realText();
-    const v = resolveVariant('6x10');
+    const v = benchVariant('6x10');
     const rows = variantRows(text, v);
     // One page exactly `rows` tall holds it all; one row less does not.
     const shape = (r: number) => ({ width: 84 * 6, height: r * 10 });
