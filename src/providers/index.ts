@@ -42,8 +42,10 @@ export {
 export {
   bestPageShape,
   largestPage,
+  legiblePageShape,
   pageBytesMax,
   pagesPerRequest,
+  type LegiblePageChoice,
   type PageShapeOptions,
   type PageShapeChoice,
 } from './page-shape.js';

@@ -7,6 +7,7 @@
  * page inside each step lies on the grid or on a limit. Enumerating those sides (a few thousand pairs)
  * and keeping the best is exact, and the same code serves every rule.
  */
+import { builtInLegibility, mergeLegibility, readableVariants, type LegibilityTable } from './legibility.js';
 import type { CellName } from '../render/cells.js';
 import { variantCell, variantId, variantOf, type Variant } from '../render/variant.js';
 import { unresizedCost, unresizedTokensFn } from './image-tokens.js';
@@ -283,4 +284,59 @@ export function largestPage(
   }
   /* c8 ignore next */
   throw new Error(`no unresized page for ${profile.family}`);
+}
+
+/** A legible page: the shape, the variant's measured legibility, and why it was chosen. */
+export interface LegiblePageChoice extends PageShapeChoice {
+  legibility: {
+    /** Measured CER of the variant (for `family`'s readers). */
+    cer: number;
+    family: string;
+    source: string;
+    maxCer: number;
+    /** Set when nothing was measured within the floor (see readableVariants). */
+    fallback?: 'family' | 'any-family';
+    note?: string;
+  };
+}
+
+/**
+ * The page a snapshot of unknown text should use for `profile`: among the variants whose measured
+ * CER for the profile's reader family is within `maxCer` (default 1%; src/providers/legibility.json,
+ * with `legibility` — your own measurements — laid over it), the one whose best page carries the most
+ * characters per token (ties to the more legible). `bestPageShape` sizes a page for a variant you
+ * name; this chooses the variant. The snapshot rung refines the choice on the actual text (page
+ * width per content, docs/compaction.md).
+ */
+export function legiblePageShape(
+  profile: Profile,
+  options: Omit<PageShapeOptions, 'cell' | 'scale' | 'variant'> & {
+    maxCer?: number;
+    legibility?: LegibilityTable;
+  } = {},
+): LegiblePageChoice {
+  const table = options.legibility
+    ? mergeLegibility(builtInLegibility(), options.legibility)
+    : builtInLegibility();
+  const selection = readableVariants(table, profile.readerFamily, options.maxCer);
+  const { maxCer: _maxCer, legibility: _table, ...shapeOptions } = options;
+  let best: LegiblePageChoice | undefined;
+  for (const r of selection.variants) {
+    const shape = bestPageShape(profile, { ...shapeOptions, variant: r.variant });
+    if (best && shape.charsPerToken <= best.charsPerToken) continue;
+    best = {
+      ...shape,
+      legibility: {
+        cer: r.measurement.cer,
+        family: r.family,
+        source: r.measurement.source,
+        maxCer: selection.maxCer,
+        ...(selection.fallback ? { fallback: selection.fallback } : {}),
+        ...(selection.note ? { note: selection.note } : {}),
+      },
+    };
+  }
+  /* c8 ignore next */
+  if (!best) throw new Error('legiblePageShape: the legibility selection is empty');
+  return best;
 }

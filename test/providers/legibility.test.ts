@@ -11,7 +11,13 @@ import {
   validateLegibility,
   type LegibilityTable,
 } from '../../src/providers/legibility.js';
-import { loadProfileFile, resolveProfile, ProfileDataError } from '../../src/providers/index.js';
+import {
+  bestPageShape,
+  legiblePageShape,
+  loadProfileFile,
+  resolveProfile,
+  ProfileDataError,
+} from '../../src/providers/index.js';
 
 const m = (cer: number, source = 'test') => ({ cer, chars: 2000, readers: 2, date: '2026-12-01', source });
 
@@ -165,5 +171,41 @@ describe('readerFamily in profiles', () => {
     expect(() => loadProfileFile(file(3), 'mine.json')).toThrow(
       /readerFamily: expected a non-empty string, found 3/,
     );
+  });
+});
+
+describe('legiblePageShape', () => {
+  const opus = resolveProfile('claude-opus-4-7').profile;
+  const gpt = resolveProfile('gpt-5.4').profile;
+
+  it('sizes the page of the variant that carries the most characters per token within the floor', () => {
+    const t = builtInLegibility();
+    const within = t.variants.filter((e) => (e.cer['claude']?.cer ?? 1) <= DEFAULT_MAX_CER);
+    const choice = legiblePageShape(opus);
+    expect(within.map((e) => e.variant)).toContain(choice.variant);
+    for (const e of within) {
+      expect(choice.charsPerToken).toBeGreaterThanOrEqual(
+        bestPageShape(opus, { variant: e.variant }).charsPerToken,
+      );
+    }
+    expect(choice).toMatchObject({ width: bestPageShape(opus, { variant: choice.variant }).width });
+    expect(choice.legibility).toMatchObject({ family: 'claude', maxCer: DEFAULT_MAX_CER });
+    expect(choice.legibility.fallback).toBeUndefined();
+  });
+
+  it('takes a looser floor, your own measurements first, and says when it fell back', () => {
+    const loose = legiblePageShape(opus, { maxCer: 0.05 });
+    expect(loose.charsPerToken).toBeGreaterThan(legiblePageShape(opus).charsPerToken);
+    const mine: LegibilityTable = {
+      variants: [{ variant: '4x6+r1', cer: { claude: m(0.002, 'my probe') } }],
+    };
+    expect(legiblePageShape(opus, { legibility: mine })).toMatchObject({
+      variant: '4x6+r1',
+      legibility: { cer: 0.002, source: 'my probe' },
+    });
+    const other = legiblePageShape(gpt);
+    expect(other.legibility).toMatchObject({ fallback: 'any-family', family: 'claude' });
+    expect(other.legibility.note).toMatch(/no legibility measurement for gpt readers/);
+    expect(() => legiblePageShape(opus, { maxCer: 2 })).toThrow(/maxCer must be a rate from 0 to 1/);
   });
 });
