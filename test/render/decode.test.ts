@@ -1,3 +1,4 @@
+import { deflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import {
   GLYPH_BLANK,
@@ -22,7 +23,8 @@ import {
   type GreyImage,
 } from '../helpers/png-encoder.js';
 
-const TEXT = 'Filters 1–4: ab\tc  é ─┼ 😀\nsecond line, wrapped far past the right edge of the page xyz\n\nend';
+const TEXT =
+  'Filters 1–4: ab\tc  é ─┼ 😀\nsecond line, wrapped far past the right edge of the page xyz\n\nend';
 const SHAPE = { width: 4 * 23 + 3, height: 6 * 9 + 1 }; // odd sizes: the last byte of a row is partial
 
 function pages(text: string): GreyImage[] {
@@ -49,7 +51,11 @@ describe('readPng un-filters every filter type (PNG §9.2) in every colour forma
         const pngs = imgs.map((img) => encodeTestPng(img, format, filters));
         for (const [i, img] of imgs.entries()) {
           const bm = readPng(pngs[i]!);
-          expect([bm.width, bm.height, bm.rowBytes]).toEqual([img.width, img.height, Math.ceil(img.width / 8)]);
+          expect([bm.width, bm.height, bm.rowBytes]).toEqual([
+            img.width,
+            img.height,
+            Math.ceil(img.width / 8),
+          ]);
           expect(bm.bits).toEqual(bitsOf(img));
         }
         expect(decode(pngs)).toBe(expected);
@@ -113,7 +119,7 @@ function encodeTestPngExact(img: GreyImage, flat: number[]): Uint8Array {
 
 function patchIdat(png: Uint8Array, raw: Uint8Array): Uint8Array {
   // Rebuild from scratch: signature, IHDR copied, one IDAT, IEND.
-  const { deflateSync } = process.getBuiltinModule('node:zlib');
+
   const ihdr = png.subarray(8, 8 + 25);
   const z = deflateSync(raw);
   const idat = new Uint8Array(12 + z.length);
@@ -142,7 +148,9 @@ describe('readPng rejects damaged or unsupported files, naming what and where', 
   it('a corrupted CRC or chunk byte: expected vs found CRC, chunk type and offset', () => {
     const png = good();
     png[8 + 4 + 4 + 13]! ^= 0x40; // IHDR CRC, first byte
-    expect(() => readPng(png, 'p')).toThrow(/^p: chunk IHDR at byte 8: CRC expected [0-9a-f]+, found [0-9a-f]+$/);
+    expect(() => readPng(png, 'p')).toThrow(
+      /^p: chunk IHDR at byte 8: CRC expected [0-9a-f]+, found [0-9a-f]+$/,
+    );
     const png2 = good();
     png2[png2.length - 1]! ^= 1; // IEND CRC, last byte
     expect(() => readPng(png2, 'p')).toThrow(/chunk IEND at byte \d+: CRC/);
@@ -211,8 +219,6 @@ describe('readPng rejects damaged or unsupported files, naming what and where', 
     expect(readPng(patchIdat(png, new Uint8Array(img.height * (w + 1)))).height).toBe(img.height);
   });
 });
-
-}
 
 /** A page built cell by cell from glyph ids (4x6, scale 1), to feed decode sequences render never writes. */
 function composed(rows: number[][], cols = 8, layoutRows = Math.max(2, rows.length)): Uint8Array {
@@ -311,11 +317,14 @@ describe('decode reads escapes, marks and blanks by the rules, and names malform
     const width = 4 * 3;
     const pixels = new Uint8Array(width * 12).fill(255);
     // A checkerboard in row 2, column 3: no glyph of the font is one.
-    for (let r = 0; r < 6; r++) for (let b = 0; b < 4; b++) if ((r + b) % 2) pixels[(6 + r) * width + 8 + b] = 0;
+    for (let r = 0; r < 6; r++)
+      for (let b = 0; b < 4; b++) if ((r + b) % 2) pixels[(6 + r) * width + 8 + b] = 0;
     const bad = encodeTestPng({ width, height: 12, pixels }, 'grey1', [0]);
     expect(() => decode([composed([word('ok')], 3), bad])).toThrow(
       'page 2, row 2, column 3: the cell matches no 4x6 glyph (wrong cell or scale?)',
     );
-    expect(() => decode('x' as unknown as Uint8Array[])).toThrow(/expected an array of PNG byte arrays, found string/);
+    expect(() => decode('x' as unknown as Uint8Array[])).toThrow(
+      /expected an array of PNG byte arrays, found string/,
+    );
   });
 });
