@@ -48,7 +48,7 @@ export default {
   incremental: true,
   incrementalFile: `${out}/stryker-incremental.json`,
   concurrency: 2,
-  timeoutMS: 20_000,
+  timeoutMS: 5_000,
   mutate: CORE,
   ignorePatterns: ['reports', 'out', '.bench', '.scratch', 'coverage'],
   reporters: ['html', 'json', 'clear-text', 'progress'],
