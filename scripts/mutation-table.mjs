@@ -7,6 +7,8 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 const root = 'reports/mutation';
+const minAt = process.argv.indexOf('--min');
+const min = minAt >= 0 ? Number(process.argv[minAt + 1]) : undefined;
 const reports = [];
 const add = (file) => existsSync(file) && reports.push({ file, time: statSync(file).mtimeMs });
 add(join(root, 'mutation.json'));
@@ -36,6 +38,7 @@ for (const { file, time } of reports) {
   }
 }
 const order = [...rows.keys()].sort();
+const below = [];
 let killedAll = 0;
 let validAll = 0;
 console.log('| module | score | killed | timeout | survived | no cov | errors | date |');
@@ -47,8 +50,13 @@ for (const name of order) {
   killedAll += killed;
   validAll += valid;
   const score = valid === 0 ? '—' : `${((100 * killed) / valid).toFixed(1)}%`;
+  if (min !== undefined && valid > 0 && (100 * killed) / valid < min) below.push(name);
   console.log(
     `| ${name.replace(/^src\//, '')} | ${score} | ${n.Killed} | ${n.Timeout} | ${n.Survived} | ${n.NoCoverage} | ${n.CompileError + n.RuntimeError} | ${date.toISOString().slice(0, 10)} |`,
   );
 }
 console.log(`| **all** | **${((100 * killedAll) / validAll).toFixed(1)}%** | | | | | | |`);
+if (below.length) {
+  console.error(`below ${min}%: ${below.join(', ')}`);
+  process.exit(1);
+}
