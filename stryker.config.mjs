@@ -38,7 +38,7 @@ export default {
   plugins: ['@stryker-mutator/vitest-runner'],
   // Only the test files that import a mutated module run, and per mutant only the tests that reach it:
   // the machine has 2 cores and the whole suite takes ~45 s.
-  vitest: { configFile: 'vitest.config.ts', related: true },
+  vitest: { configFile: 'vitest.mutate.config.ts', related: true },
   coverageAnalysis: 'perTest',
   // Static mutants (module-level constants) would need the whole related suite per mutant; skipped.
   ignoreStatic: true,
