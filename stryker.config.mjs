@@ -2,6 +2,7 @@
 // --mutate src/x.ts` one. Reports go to reports/mutation/ (gitignored); scripts/mutation-table.mjs prints
 // the score per module. See README "Mutation score".
 import { basename } from 'node:path';
+import process from 'node:process';
 
 /** The core modules: the ones whose bugs lose or corrupt data, or send a request that does not fit. */
 export const CORE = [

@@ -30,8 +30,10 @@ describe('limits, exactly and one past', () => {
 
   it('maxPages: exactly the limit renders, one page more is 413 too_many_pages', async () => {
     const h = createHandler({ limits: { maxPages: 2 } });
-    const ok = await (await h(post({ model: VISION_MODEL, text: 'x' }))).json();
-    const shape = ok.profile.shape as { width: number; height: number; rows: number; cols: number };
+    const ok = (await (await h(post({ model: VISION_MODEL, text: 'x' }))).json()) as {
+      profile: { shape: { width: number; height: number; rows: number; cols: number } };
+    };
+    const shape = ok.profile.shape;
     // Exactly rows × 2 lines fill two pages; one line more needs a third.
     const two = Array.from({ length: shape.rows * 2 }, (_, i) => `line ${i}`).join('\n');
     const three = two + '\nlast';
