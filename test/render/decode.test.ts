@@ -159,6 +159,17 @@ describe('readPng rejects damaged or unsupported files, naming what and where', 
     expect(() => readPng(png3, 'p')).toThrow(/chunk IHDR at byte 8: CRC/);
   });
 
+  it("names the file 'png' when no label is given, and a missing IHDR as colour type -1", () => {
+    const png = good();
+    png[0] = 0;
+    expect(() => readPng(png)).toThrow('png: not a PNG (signature differs at byte 0)');
+    // Signature, then IEND only: no header was read.
+    const bare = Buffer.concat([good().subarray(0, 8), good().subarray(good().length - 12)]);
+    expect(() => readPng(bare, 'p')).toThrow(
+      'p: expected greyscale 1 or 8 bits, or RGB/RGBA 8 bits; found colour type -1, depth 0',
+    );
+  });
+
   it('a chunk running past the end, and a missing IEND', () => {
     const png = good();
     // Fewer than 12 bytes left cannot hold a chunk: the loop stops and IEND is missing.
@@ -262,6 +273,9 @@ describe('decode reads escapes, marks and blanks by the rules, and names malform
     ['U+01F600', "found 'U+01F600'"],
     ['U+', "found 'U+'"],
     ['U+00e9', "found 'U+00e9'"],
+    // Anchored both ends: a stray U or + inside the digits is malformed, not skipped.
+    ['U+U0041', "found 'U+U0041'"],
+    ['U+0041+', "found 'U+0041+'"],
   ])('malformed escape %s', (spelled, message) => {
     // Lower-case hex cannot be drawn (the atlas has upper-case digits only): spell it with letters.
     const cells = [...spelled].map((c) => (/[a-z]/.test(c) ? ch(c) : esc(c)[0]!));
