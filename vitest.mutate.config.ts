@@ -18,6 +18,7 @@ export default defineConfig({
       'test/views/wire.test.ts',
       'test/compaction/snapshot.test.ts',
       'test/compaction/snapshot-limits.test.ts',
+      'test/compaction/snapshot-units.test.ts',
       'test/compaction/rungs.test.ts',
       'test/compaction/rung-alone.test.ts',
       'test/compaction/ladder.test.ts',
