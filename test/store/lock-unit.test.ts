@@ -40,6 +40,11 @@ describe('acquireLock', () => {
     release();
     expect(existsSync(lock)).toBe(false);
     release();
+    // A second release must not remove the lock of whoever took it since.
+    const next = acquireLock(lock, 'c/main');
+    release();
+    expect(readFileSync(lock, 'utf8')).toBe(`${process.pid}\n`);
+    next();
     // Released after someone removed it: no error either.
     const again = acquireLock(lock, 'c/main');
     rmSync(lock);
