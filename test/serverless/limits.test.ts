@@ -132,6 +132,29 @@ describe('Content-Type', () => {
       }));
 });
 
+describe('the profile in the response', () => {
+  it('names the detail level where the rule has levels, and prices pages with it', async () => {
+    const r = (await (await createHandler()(post({ model: 'gpt-4o', text: 'hello' }))).json()) as {
+      pages: { tokens: number }[];
+      profile: { shape: { detail?: string } };
+    };
+    expect(r.profile.shape.detail).toBe('high');
+    const claude = (await (await createHandler()(post({ model: VISION_MODEL, text: 'hello' }))).json()) as {
+      profile: { shape: Record<string, unknown>; note?: string };
+    };
+    expect('detail' in claude.profile.shape).toBe(false);
+    expect('note' in claude.profile).toBe(false);
+  });
+
+  it('carries the note of a guessed profile', async () => {
+    const r = (await (
+      await createHandler()(post({ model: 'claude-future-9', text: 'hello', allowGuess: true }))
+    ).json()) as { profile: { guessed: boolean; note?: string } };
+    expect(r.profile.guessed).toBe(true);
+    expect(typeof r.profile.note).toBe('string');
+  });
+});
+
 describe('health', () => {
   it('reports the limits in force, the defaults merged with the overrides', async () => {
     const h = createHandler({ limits: { maxPages: 3 } });
@@ -140,6 +163,7 @@ describe('health', () => {
     expect(await r.json()).toEqual({ ok: true, limits: { ...DEFAULT_LIMITS, maxPages: 3 } });
     const head = await h(new Request(BASE + '/v1/health', { method: 'HEAD' }));
     expect(head.status).toBe(200);
+    expect(head.headers.get('content-type')).toBe('application/json; charset=utf-8');
     expect(await head.text()).toBe('');
     const wrong = await h(new Request(BASE + '/v1/health', { method: 'POST' }));
     expect(wrong.headers.get('allow')).toBe('GET, HEAD');
