@@ -12,7 +12,17 @@ const nodeOnly = {
 
 export default tseslint.config(
   {
-    ignores: ['dist/', 'build/', 'node_modules/', 'out/', 'assembly/', 'src/render/generated/', 'coverage/'],
+    ignores: [
+      'dist/',
+      'build/',
+      'node_modules/',
+      'out/',
+      'assembly/',
+      'src/render/generated/',
+      'coverage/',
+      'reports/',
+      '.stryker-tmp/',
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,

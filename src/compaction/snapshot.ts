@@ -625,14 +625,18 @@ function newestPartThatFits(
     allowance -= formatItem(items[start]!).length + 1;
   }
   for (let attempt = 0; attempt < 8; attempt++) {
-    start = cutAtOrAfter(cuts, start + (attempt > 0 ? 1 : 0));
+    start = cutAtOrAfter(cuts, start);
     if (start >= c.to) return undefined;
     const part = candidate(items, tokens, start, c.to, renderer, page, tokensFor);
     if (part.pages <= pages) return part;
-    // Skip ahead by the share of characters that are too many.
+    // Skip ahead by the share of characters that are too many, at least one item. (Stepping one past
+    // the skipped-to item as well would jump over the cut right there: a run of one long message and
+    // a call with its result then overflowed whole although the call and result fit.)
     const excess = (part.pages - pages) * charsPerPage;
+    const from = start;
     let skipped = 0;
     while (start < c.to - 1 && skipped < excess) skipped += formatItem(items[start++]!).length + 1;
+    if (start === from) start++;
   }
   return undefined;
 }

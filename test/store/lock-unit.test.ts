@@ -1,0 +1,93 @@
+/**
+ * The lock file's rules one by one (issue 18), on real files: a live holder (this process, or pid 1
+ * which always runs), a dead pid, an empty or garbage file fresh and old (the 2-second window a new
+ * holder needs between creating the file and writing its pid), release twice, release after removal.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { acquireLock } from '../../src/store/lock.js';
+import { HistoryLockedError } from '../../src/tree/backend.js';
+
+let dir: string;
+let lock: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'gf-lock-'));
+  lock = join(dir, 'main.lock');
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+/** A pid that surely does not run: a child that has exited. */
+function deadPid(): number {
+  const r = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], {
+    encoding: 'utf8',
+  });
+  return Number(r.stdout);
+}
+
+/** Sets a file's mtime `ms` milliseconds into the past. */
+function age(path: string, ms: number): void {
+  const t = (Date.now() - ms) / 1000;
+  utimesSync(path, t, t);
+}
+
+describe('acquireLock', () => {
+  it('writes this pid and a newline, and removes the file on release (twice is harmless)', () => {
+    const release = acquireLock(lock, 'c/main');
+    expect(readFileSync(lock, 'utf8')).toBe(`${process.pid}\n`);
+    release();
+    expect(existsSync(lock)).toBe(false);
+    release();
+    // A second release must not remove the lock of whoever took it since.
+    const next = acquireLock(lock, 'c/main');
+    release();
+    expect(readFileSync(lock, 'utf8')).toBe(`${process.pid}\n`);
+    next();
+    // Released after someone removed it: no error either.
+    const again = acquireLock(lock, 'c/main');
+    rmSync(lock);
+    expect(() => again()).not.toThrow();
+  });
+
+  it('refuses while a live process holds it, naming the pid and the file', () => {
+    const release = acquireLock(lock, 'c/main');
+    expect(() => acquireLock(lock, 'c/main')).toThrow(HistoryLockedError);
+    expect(() => acquireLock(lock, 'c/main')).toThrow(
+      `c/main is open for writing by process ${process.pid} (lock file ${lock})`,
+    );
+    release();
+    // pid 1 always runs; the error says so even if it is not ours (EPERM counts as alive).
+    writeFileSync(lock, '1\n');
+    expect(() => acquireLock(lock, 'c/main')).toThrow(
+      `c/main is open for writing by process 1 (lock file ${lock})`,
+    );
+  });
+
+  it('takes over the lock of a dead pid', () => {
+    const pid = deadPid();
+    writeFileSync(lock, `${pid}\n`);
+    const release = acquireLock(lock, 'c/main');
+    expect(readFileSync(lock, 'utf8')).toBe(`${process.pid}\n`);
+    release();
+  });
+
+  it('an empty or garbage file: refused while fresh (< 2 s), taken over once old', () => {
+    for (const content of ['', 'garbage', '0\n', '-5\n']) {
+      writeFileSync(lock, content);
+      age(lock, 1000);
+      expect(() => acquireLock(lock, 'c/main'), JSON.stringify(content)).toThrow(
+        `c/main is being opened for writing by another process (lock file ${lock})`,
+      );
+      age(lock, 2100);
+      const release = acquireLock(lock, 'c/main');
+      expect(readFileSync(lock, 'utf8')).toBe(`${process.pid}\n`);
+      release();
+    }
+  });
+
+  it('a lock in a directory that does not exist is an error from the file system, not a lock error', () => {
+    expect(() => acquireLock(join(dir, 'missing', 'x.lock'), 'c/main')).toThrow(/ENOENT/);
+  });
+});
