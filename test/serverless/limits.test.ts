@@ -30,7 +30,7 @@ describe('limits, exactly and one past', () => {
 
   it('maxPages: exactly the limit renders, one page more is 413 too_many_pages', async () => {
     const h = createHandler({ limits: { maxPages: 2 } });
-    const ok = (await (await h(post({ model: VISION_MODEL, text: 'x' }))).json()) as {
+    const ok = (await (await h(post({ model: VISION_MODEL, text: 'x', cell: '4x6' }))).json()) as {
       profile: { shape: { width: number; height: number; rows: number; cols: number } };
     };
     const shape = ok.profile.shape;
@@ -40,10 +40,10 @@ describe('limits, exactly and one past', () => {
     const opts = { shape: { width: shape.width, height: shape.height }, cell: '4x6' as const, scale: 1 };
     expect(countPages(two, opts).pages).toBe(2);
     expect(countPages(three, opts).pages).toBe(3);
-    const r2 = await h(post({ model: VISION_MODEL, text: two }));
+    const r2 = await h(post({ model: VISION_MODEL, text: two, cell: '4x6' }));
     expect(r2.status).toBe(200);
     expect(((await r2.json()) as { pages: unknown[] }).pages).toHaveLength(2);
-    const r3 = await outcome(await h(post({ model: VISION_MODEL, text: three })));
+    const r3 = await outcome(await h(post({ model: VISION_MODEL, text: three, cell: '4x6' })));
     expect(r3).toMatchObject({ status: 413, code: 'too_many_pages' });
     expect(r3.message).toBe(
       `text needs 3 pages at ${shape.width}x${shape.height} (4x6, scale 1); the limit is 2`,

@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { acquireLock } from '../../src/store/lock.js';
+import { acquireLock, processStartTime } from '../../src/store/lock.js';
 import { HistoryLockedError } from '../../src/tree/backend.js';
 
 let dir: string;
@@ -33,17 +33,21 @@ function age(path: string, ms: number): void {
   utimesSync(path, t, t);
 }
 
+/** What this process writes into a lock file: its pid and, on Linux, its start time (lock.ts). */
+const start = processStartTime(process.pid);
+const mine = start === undefined ? `${process.pid}\n` : `${process.pid} ${start}\n`;
+
 describe('acquireLock', () => {
   it('writes this pid and a newline, and removes the file on release (twice is harmless)', () => {
     const release = acquireLock(lock, 'c/main');
-    expect(readFileSync(lock, 'utf8')).toBe(`${process.pid}\n`);
+    expect(readFileSync(lock, 'utf8')).toBe(mine);
     release();
     expect(existsSync(lock)).toBe(false);
     release();
     // A second release must not remove the lock of whoever took it since.
     const next = acquireLock(lock, 'c/main');
     release();
-    expect(readFileSync(lock, 'utf8')).toBe(`${process.pid}\n`);
+    expect(readFileSync(lock, 'utf8')).toBe(mine);
     next();
     // Released after someone removed it: no error either.
     const again = acquireLock(lock, 'c/main');
@@ -69,7 +73,7 @@ describe('acquireLock', () => {
     const pid = deadPid();
     writeFileSync(lock, `${pid}\n`);
     const release = acquireLock(lock, 'c/main');
-    expect(readFileSync(lock, 'utf8')).toBe(`${process.pid}\n`);
+    expect(readFileSync(lock, 'utf8')).toBe(mine);
     release();
   });
 
@@ -82,7 +86,7 @@ describe('acquireLock', () => {
       );
       age(lock, 2100);
       const release = acquireLock(lock, 'c/main');
-      expect(readFileSync(lock, 'utf8')).toBe(`${process.pid}\n`);
+      expect(readFileSync(lock, 'utf8')).toBe(mine);
       release();
     }
   });
