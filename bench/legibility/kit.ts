@@ -10,13 +10,7 @@ import { join } from 'node:path';
 import { rng } from '../../src/probe/random.js';
 import { render } from '../../src/render/index.js';
 import { generateTexts, type ReadingText } from './generate.js';
-import {
-  MAX_PAGE_HEIGHT,
-  benchVariant,
-  variantOptions,
-  variantRows,
-  type BenchVariant,
-} from './variant.js';
+import { MAX_PAGE_HEIGHT, benchVariant, variantOptions, variantRows, type BenchVariant } from './variant.js';
 
 export const KEY_FORMAT = 'glyphfold-legibility-key';
 
