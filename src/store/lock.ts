@@ -7,6 +7,7 @@
 import {
   closeSync,
   fstatSync,
+  linkSync,
   openSync,
   readFileSync,
   statSync,
@@ -67,51 +68,67 @@ function holderRuns(path: string, pid: number, start: string | undefined): boole
 
 /** Takes the lock at `path` or throws `HistoryLockedError` naming the holder. Returns the release function. */
 export function acquireLock(path: string, what: string): () => void {
+  const start = processStartTime(process.pid);
+  const content = start === undefined ? `${process.pid}\n` : `${process.pid} ${start}\n`;
   for (let attempt = 0; attempt < 3; attempt++) {
-    let fd: number;
+    // The lock appears with its content or not at all: written to a file of our own, then linked to
+    // the lock's name (link fails if the name exists). A holder killed between creating the lock and
+    // writing its pid would otherwise leave an empty lock that locks everyone out until it ages.
+    const tmp = `${path}.${process.pid}.tmp`;
+    const fd = openSync(tmp, constants.O_CREAT | constants.O_TRUNC | constants.O_WRONLY, 0o644);
+    let linked = false;
     try {
-      fd = openSync(path, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY, 0o644);
+      writeSync(fd, content);
+      linkSync(tmp, path);
+      linked = true;
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      let text: string;
-      try {
-        text = readFileSync(path, 'utf8');
-      } catch (readErr) {
-        if ((readErr as NodeJS.ErrnoException).code === 'ENOENT') continue; // released meanwhile
-        throw readErr;
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') {
+        closeSync(fd);
+        unlinkSync(tmp);
+        throw err;
       }
-      const [pidText, start] = text.trim().split(/\s+/);
-      const pid = Number.parseInt(pidText ?? '', 10);
-      if (Number.isInteger(pid) && pid > 0 && holderRuns(path, pid, start))
-        throw new HistoryLockedError(`${what} is open for writing by process ${pid} (lock file ${path})`);
-      if ((!Number.isInteger(pid) || pid <= 0) && Date.now() - statSync(path).mtimeMs < 2000)
-        // A new holder creates the file, then writes its pid: an empty, fresh file is being taken now.
-        throw new HistoryLockedError(
-          `${what} is being opened for writing by another process (lock file ${path})`,
-        );
-      try {
-        unlinkSync(path); // stale: its process is gone, or the pid now belongs to another process
-      } catch (unlinkErr) {
-        if ((unlinkErr as NodeJS.ErrnoException).code !== 'ENOENT') throw unlinkErr;
-      }
-      continue;
     }
-    const start = processStartTime(process.pid);
-    writeSync(fd, start === undefined ? `${process.pid}\n` : `${process.pid} ${start}\n`);
-    const key = fileKey(fstatSync(fd));
+    if (linked) {
+      const key = fileKey(fstatSync(fd));
+      closeSync(fd);
+      unlinkSync(tmp);
+      held.add(key);
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        held.delete(key);
+        try {
+          unlinkSync(path);
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+        }
+      };
+    }
     closeSync(fd);
-    held.add(key);
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      held.delete(key);
-      try {
-        unlinkSync(path);
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-      }
-    };
+    unlinkSync(tmp);
+    let text: string;
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch (readErr) {
+      if ((readErr as NodeJS.ErrnoException).code === 'ENOENT') continue; // released meanwhile
+      throw readErr;
+    }
+    const [pidText, holderStart] = text.trim().split(/\s+/);
+    const pid = Number.parseInt(pidText ?? '', 10);
+    if (Number.isInteger(pid) && pid > 0 && holderRuns(path, pid, holderStart))
+      throw new HistoryLockedError(`${what} is open for writing by process ${pid} (lock file ${path})`);
+    if ((!Number.isInteger(pid) || pid <= 0) && Date.now() - statSync(path).mtimeMs < 2000)
+      // An empty lock is written by an older glyphfold (create, then write the pid): fresh, it may be
+      // being taken right now.
+      throw new HistoryLockedError(
+        `${what} is being opened for writing by another process (lock file ${path})`,
+      );
+    try {
+      unlinkSync(path); // stale: its process is gone, or the pid now belongs to another process
+    } catch (unlinkErr) {
+      if ((unlinkErr as NodeJS.ErrnoException).code !== 'ENOENT') throw unlinkErr;
+    }
   }
   throw new HistoryLockedError(`${what}: could not take the lock ${path} (it keeps changing hands)`);
 }
