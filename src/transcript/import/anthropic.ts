@@ -125,16 +125,8 @@ export function userContent(
         return;
       }
       case 'tool_result': {
-        const callId = String(block.tool_use_id ?? '');
-        const item: NewItem = {
-          kind: 'tool_result',
-          author: 'machinery',
-          callId,
-          name: names.get(callId),
-          content: toolResultContent(block.content, at, b),
-        };
-        if (block.is_error === true) item.isError = true;
-        const touched = files?.(callId);
+        const item = toolResultItem(block, at, b, names);
+        const touched = files?.(item.callId);
         if (touched && touched.length > 0) item.files = touched;
         b.push(item, time);
         return;
@@ -242,8 +234,18 @@ function serverResult(
   names: CallNames,
   time: string | undefined,
 ): void {
+  b.push(toolResultItem(block, at, b, names), time);
+}
+
+/** A `tool_result` block (the person's, or a server tool's) as an item. */
+function toolResultItem(
+  block: Record<string, unknown>,
+  at: string,
+  b: PathBuilder,
+  names: CallNames,
+): NewItem & { kind: 'tool_result' } {
   const callId = String(block.tool_use_id ?? '');
-  const item: NewItem = {
+  const item: NewItem & { kind: 'tool_result' } = {
     kind: 'tool_result',
     author: 'machinery',
     callId,
@@ -251,7 +253,7 @@ function serverResult(
     content: toolResultContent(block.content, at, b),
   };
   if (block.is_error === true) item.isError = true;
-  b.push(item, time);
+  return item;
 }
 
 /** System prompt as a string or an array of text blocks (with cache_control) → plain text. */
