@@ -4,13 +4,14 @@
  *   score DIR --reader-model ID --how TEXT --date ISO --out FILE.json
  *   rescore FILE.json [--out FILE.json]
  *   report [--json] [--dir DIR]
+ *   density [--json] [--dir DIR]
  * See bench/legibility/README.md.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
 import { makeKit } from './kit.js';
-import { markdown, report, RESULTS_DIR } from './report.js';
+import { density, densityMarkdown, markdown, report, RESULTS_DIR } from './report.js';
 import { rescore, scoreKit, type Results } from './score.js';
 import { parseSource, tableFromResults } from './table.js';
 import { validateLegibility } from '../../src/providers/legibility.js';
@@ -19,7 +20,8 @@ const USAGE = `usage: npm run legibility -- kit --variants A,B,… --readers N -
        npm run legibility -- score DIR --reader-model ID --how TEXT --date ISO --out FILE.json [--only-readers 1,2] [--notes FILE]
        npm run legibility -- rescore FILE.json [--out FILE.json]
        npm run legibility -- table RESULTS.json[:lines|:flow] … --family claude [--base TABLE.json] --out TABLE.json
-       npm run legibility -- report [RESULTS.json[:lines|:flow] …] [--json] [--dir DIR]`;
+       npm run legibility -- report [RESULTS.json[:lines|:flow] …] [--json] [--dir DIR]
+       npm run legibility -- density [--json] [--dir DIR]`;
 
 function fail(message: string): never {
   process.stderr.write(`legibility: ${message}\n${USAGE}\n`);
@@ -160,6 +162,13 @@ try {
       const rows = report(values.dir ?? RESULTS_DIR, rest.length ? rest.map(parseSource) : undefined);
       if (values.json) process.stdout.write(JSON.stringify(rows, null, 2) + '\n');
       else process.stdout.write(rows.length ? markdown(rows) + '\n' : 'report: no results files yet\n');
+      break;
+    }
+    case 'density': {
+      const rows = density(values.dir ?? RESULTS_DIR);
+      if (values.json) process.stdout.write(JSON.stringify(rows, null, 2) + '\n');
+      else
+        process.stdout.write(rows.length ? densityMarkdown(rows) + '\n' : 'density: no results files yet\n');
       break;
     }
     default:

@@ -154,3 +154,79 @@ export function markdown(rows: readonly ReportRow[]): string {
   }
   return lines.join('\n');
 }
+
+/** Readings pooled by how densely their pages packed characters into Claude image tokens. */
+export interface DensityRow {
+  /** Characters per image token, lower bound of the band (inclusive). */
+  from: number;
+  /** Upper bound (exclusive); Infinity for the last band. */
+  to: number;
+  readings: number;
+  chars: number;
+  cer: number;
+  /** `file#variant` groups in the band, with their own chars per token. */
+  variants: string[];
+}
+
+/** Band edges in characters per image token; text costs about 4 characters per token. */
+export const DENSITY_BANDS = [0, 6, 7, 8, 10, 11, 13, 15, Infinity] as const;
+
+/**
+ * Every reading of every results file in `dir`, by the density of the pages it read: characters of
+ * source per Claude image token of the PNGs the reader saw (28-px patches). The question this answers
+ * is whether legibility follows the glyphs and the layout, or how much text each token must carry.
+ */
+export function density(dir = RESULTS_DIR): DensityRow[] {
+  const groups = new Map<string, { chars: number; distance: number; tokens: number; readings: number }>();
+  for (const f of readdirSync(dir)
+    .filter((n) => n.endsWith('.json'))
+    .sort()) {
+    const r = JSON.parse(readFileSync(join(dir, f), 'utf8')) as Results;
+    for (const im of r.images) {
+      if (im.score.missing) continue;
+      const key = `${f.replace(/\.json$/, '')}#${im.variant}`;
+      const g = groups.get(key) ?? { chars: 0, distance: 0, tokens: 0, readings: 0 };
+      g.chars += im.score.chars;
+      g.distance += im.score.distance;
+      g.tokens += im.heights.reduce((sum, h) => sum + claudeTokens(im.width, h), 0);
+      g.readings++;
+      groups.set(key, g);
+    }
+  }
+  const rows: DensityRow[] = [];
+  for (let b = 0; b + 1 < DENSITY_BANDS.length; b++) {
+    const [from, to] = [DENSITY_BANDS[b]!, DENSITY_BANDS[b + 1]!];
+    const row: DensityRow = { from, to, readings: 0, chars: 0, cer: 0, variants: [] };
+    let distance = 0;
+    for (const [key, g] of groups) {
+      const perToken = g.chars / g.tokens;
+      if (perToken < from || perToken >= to) continue;
+      row.readings += g.readings;
+      row.chars += g.chars;
+      distance += g.distance;
+      row.variants.push(`${key} (${perToken.toFixed(1)})`);
+    }
+    row.cer = row.chars ? distance / row.chars : 0;
+    if (row.readings) rows.push(row);
+  }
+  return rows;
+}
+
+/** The markdown table of `rows`. */
+export function densityMarkdown(rows: readonly DensityRow[]): string {
+  const lines = [
+    '| chars per image token | readings | chars read | CER | fewer tokens than text at 4 chars/token |',
+    '|---|---|---|---|---|',
+  ];
+  for (const r of rows) {
+    const x = (n: number) => `${(n / 4).toFixed(1)}×`;
+    const [band, ratio] =
+      r.to === Infinity
+        ? [`≥ ${r.from}`, `≥ ${x(r.from)}`]
+        : r.from === 0
+          ? [`< ${r.to}`, `< ${x(r.to)}`]
+          : [`${r.from}–${r.to}`, `${x(r.from)}–${x(r.to)}`];
+    lines.push(`| ${band} | ${r.readings} | ${r.chars} | ${pct(r.cer)} | ${ratio} |`);
+  }
+  return lines.join('\n');
+}

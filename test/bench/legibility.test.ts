@@ -12,8 +12,15 @@ import {
   kindsOf,
 } from '../../bench/legibility/generate.js';
 import { makeKit, type KitKey } from '../../bench/legibility/kit.js';
-import { claudeTokens, openaiTokens, price, realText } from '../../bench/legibility/report.js';
-import { joinParts, rescore, scoreImage, scoreKit } from '../../bench/legibility/score.js';
+import {
+  claudeTokens,
+  density,
+  densityMarkdown,
+  openaiTokens,
+  price,
+  realText,
+} from '../../bench/legibility/report.js';
+import { joinParts, rescore, scoreImage, scoreKit, type Results } from '../../bench/legibility/score.js';
 import { FLOW_MAX_WIDTH, benchVariant, variantRows } from '../../bench/legibility/variant.js';
 import { parseSource, tableFromResults } from '../../bench/legibility/table.js';
 import { editDistance } from '../../src/probe/score.js';
@@ -291,6 +298,56 @@ describe('report price', () => {
     expect(p.chars).toBe([...text].length);
     expect(p.fill).toBeCloseTo(p.chars / (rows * 84), 12);
     expect(p.claudePer1k).toBeGreaterThan(0);
+  });
+});
+
+describe('density', () => {
+  it('pools readings by characters per Claude image token of the pages read', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'glyphfold-legibility-density-'));
+    try {
+      const real = readdirSync(join(import.meta.dirname, '../../bench/legibility/results'))
+        .filter((f) => f.endsWith('.json'))
+        .sort()[0]!;
+      const r = JSON.parse(
+        readFileSync(join(import.meta.dirname, '../../bench/legibility/results', real), 'utf8'),
+      ) as Results;
+      const [a, b] = r.images.filter((im) => !im.score.missing);
+      // Two readings of one variant in one file: pooled as one group, whatever their own density.
+      const one = {
+        ...a!,
+        variant: 'x',
+        width: 280,
+        heights: [280],
+        score: { ...a!.score, chars: 500, distance: 5 },
+      };
+      const two = {
+        ...b!,
+        variant: 'x',
+        width: 280,
+        heights: [140, 140],
+        score: { ...b!.score, chars: 700, distance: 19 },
+      };
+      // A second variant far denser: 4,000 chars on one 28×28 patch.
+      const dense = {
+        ...b!,
+        variant: 'y',
+        width: 28,
+        heights: [28],
+        score: { ...b!.score, chars: 4000, distance: 4000 },
+      };
+      const missing = { ...b!, variant: 'x', score: { ...b!.score, missing: true, chars: 9999 } };
+      writeFileSync(join(dir, 'r.json'), JSON.stringify({ ...r, images: [one, two, dense, missing] }));
+      const rows = density(dir);
+      // x: 1,200 chars on 100 + 2×50 = 200 tokens → 6 per token, band 6–7; y: 4,000 per token.
+      expect(rows.map((row) => [row.from, row.readings, row.chars, row.cer])).toEqual([
+        [6, 2, 1200, 24 / 1200],
+        [15, 1, 4000, 1],
+      ]);
+      expect(rows[0]!.variants).toEqual(['r#x (6.0)']);
+      expect(densityMarkdown(rows).split('\n')[2]).toBe('| 6–7 | 2 | 1200 | 2.0% | 1.5×–1.8× |');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
