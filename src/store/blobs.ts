@@ -9,8 +9,9 @@ import {
   renameSync,
   writeSync,
 } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { sha256Hex } from '../transcript/hash.js';
+import { fsyncDir } from './logfile.js';
 import type { BlobStore } from '../tree/backend.js';
 
 const HASH = /^[0-9a-f]{64}$/;
@@ -26,7 +27,8 @@ export function diskBlobs(dir: string): BlobStore {
       const hash = sha256Hex(bytes);
       const path = pathOf(hash);
       if (existsSync(path)) return hash;
-      mkdirSync(join(dir, hash.slice(0, 2)), { recursive: true });
+      const shard = join(dir, hash.slice(0, 2));
+      const created = mkdirSync(shard, { recursive: true });
       // Write aside and rename, so a crash never leaves a blob whose name lies about its content.
       const tmp = `${path}.tmp-${process.pid}`;
       const fd = openSync(tmp, 'w');
@@ -37,6 +39,14 @@ export function diskBlobs(dir: string): BlobStore {
         closeSync(fd);
       }
       renameSync(tmp, path);
+      // The name must be as durable as the log line that will refer to it: sync the shard directory,
+      // and the directories above it that this put created.
+      fsyncDir(shard);
+      if (created !== undefined)
+        for (let d = shard; ; d = dirname(d)) {
+          fsyncDir(dirname(d));
+          if (d === created || dirname(d) === d) break;
+        }
       return hash;
     },
     get(hash) {

@@ -18,7 +18,8 @@ import {
 import { dirname } from 'node:path';
 import { encodeHeader, feedLines, LogParser, type LogHeader, type ParsedLog } from '../transcript/log.js';
 
-function fsyncDir(dir: string): void {
+/** Makes a rename or a new entry in `dir` durable (a file's own fsync does not cover its name). */
+export function fsyncDir(dir: string): void {
   const fd = openSync(dir, 'r');
   try {
     fsyncSync(fd);

@@ -4,6 +4,7 @@
  * presence and order on the files themselves (not on function names):
  *   creating a log:  write(tmp) → fsync(tmp) → rename(tmp, log) → fsync(directory)
  *   committing:      write(log, the turn) → fsync(log), before commit() returns
+ *   storing a blob:  write(tmp) → fsync(tmp) → rename(tmp, blob) → fsync(shard) → fsync(blobs), new dirs
  * Skipped, with the reason, when strace is missing or not permitted (.ci/run installs it).
  */
 import { spawnSync } from 'node:child_process';
@@ -140,5 +141,24 @@ describe.skipIf(problem !== undefined)('durability: the system calls of a real c
     expect(
       commit.slice(si + 1).some((c) => /^(p?write|writev|ftruncate)/.test(c.name) && fdPath(c) === log),
     ).toBe(false);
+
+    // A checkpoint's file snapshot: written aside, synced, renamed, and the new names made durable.
+    const blob = calls.slice(markAt('blob-begin'), markAt('blob-end'));
+    const blobs = join(dir, 'ws', 'blobs');
+    const bw = blob.findIndex((c) => c.name === 'write' && ok(c) && fdPath(c)?.startsWith(blobs));
+    expect(bw, 'blob written to a side file').toBeGreaterThanOrEqual(0);
+    const btmp = fdPath(blob[bw]!)!;
+    expect(btmp).toMatch(/\.tmp-\d+$/);
+    const bsync = blob.findIndex((c, i) => i > bw && /^f(data)?sync$/.test(c.name) && fdPath(c) === btmp);
+    expect(bsync, 'blob fsynced after the write').toBeGreaterThan(bw);
+    const brename = blob.findIndex((c) => /^rename/.test(c.name) && ok(c) && c.args.includes(`"${btmp}"`));
+    expect(brename, 'renamed after the fsync').toBeGreaterThan(bsync);
+    const shard = btmp.slice(0, btmp.lastIndexOf('/'));
+    const synced = blob
+      .slice(brename + 1)
+      .filter((c) => c.name === 'fsync' && ok(c))
+      .map(fdPath);
+    // The shard holds the new name; blobs/ holds the new shard, the workspace the new blobs/.
+    expect(synced).toEqual([shard, blobs, join(dir, 'ws')]);
   });
 });
