@@ -16,6 +16,7 @@ import {
 } from './atlas';
 import { blitRow, cellPtr, clearFrom, pagePtr, setPage, stride } from './blit';
 import { align16, ensureMemory } from './memory';
+import { setDeflateWork, workBytes } from './deflate';
 import { setTables, TABLE_BYTES, writePng } from './png';
 import * as text from './text';
 
@@ -65,8 +66,11 @@ export function prepare(w: u32, h: u32, capacity: u32): usize {
   // Worst case of the PNG: 9 bits per literal, plus stored-block headers and the chunks.
   const pageBytes = <usize>rowBytes * h;
   const png = align16(encTables + TABLE_BYTES);
-  const input = align16(png + pageBytes + (pageBytes >> 3) + (pageBytes / 65535) * 5 + 256);
+  // The page deflate writes at most about 11 bits per byte before it falls back to stored blocks.
+  const work = align16(png + 2 * pageBytes + 4096);
+  const input = align16(work + workBytes(pageBytes));
   if (!ensureMemory(input + <usize>capacity + 32)) return 0;
+  setDeflateWork(work);
   setPage(page, rowBytes, h, cells);
   setTables(encTables);
   pngPtr = png;
@@ -222,10 +226,12 @@ export function pageWidth(): u32 {
 }
 
 /** JS, once per page in the core-encoded modes: encodes the current page as a whole PNG at
- *  pngPointer() and returns its length. `mode` 0 = stored deflate, 1 = fixed-Huffman runs. */
+ *  pngPointer() and returns its length. `mode` 0 = stored deflate, 1 = fixed-Huffman runs,
+ *  2 = the page deflate (assembly/deflate.ts). */
 export function encodePage(mode: u32): u32 {
-  return <u32>writePng(pngPtr, mode, width);
+  return <u32>writePng(pngPtr, mode, width, stride * ch * scale);
 }
 export function pngPointer(): usize {
   return pngPtr;
 }
+

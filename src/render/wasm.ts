@@ -55,15 +55,19 @@ export interface WasmPage {
   /** Escaped code points whose escape starts on this page. */
   escapes: number;
   /**
-   * This page as a complete PNG encoded inside the core (a fresh copy, safe to keep): `'runs'` is
-   * one fixed-Huffman deflate block whose matches are byte runs (fast, ~2–3× larger than zlib's
-   * default), `'stored'` is uncompressed deflate (fastest, largest). Both are valid 1-bit PNGs.
+   * This page as a complete PNG encoded inside the core (a fresh copy, safe to keep): `'deflate'` is
+   * the core's page deflate (one dynamic-Huffman block, LZ77 tuned to glyph rows; smaller than zlib
+   * level 1 and the same bytes on every runtime, docs/renderer.md §5), `'runs'` is one fixed-Huffman
+   * block whose matches are byte runs, `'stored'` is uncompressed deflate (fastest, largest). All are
+   * valid 1-bit PNGs.
    */
   png(mode: CoreDeflate): Uint8Array;
 }
 
 /** Deflate strategies the core implements (assembly/png.ts). */
-export type CoreDeflate = 'runs' | 'stored';
+export type CoreDeflate = 'deflate' | 'runs' | 'stored';
+
+const CORE_DEFLATE_CODES: Record<CoreDeflate, number> = { stored: 0, runs: 1, deflate: 2 };
 
 /** The pages of one text; totals are complete once iteration has finished. */
 export interface WasmRun extends Iterable<WasmPage> {
@@ -149,10 +153,11 @@ class Core implements WasmCore {
     const totals = { pages: 0, chars: 0, escapes: 0 };
     const png = (mode: CoreDeflate): Uint8Array => {
       if (!isCurrent()) throw new Error('wasm core: this page belongs to a superseded run');
-      if (mode !== 'runs' && mode !== 'stored') {
-        throw new RangeError(`png mode must be 'runs' or 'stored', found ${String(mode)}`);
+      const code = CORE_DEFLATE_CODES[mode];
+      if (code === undefined || !Object.hasOwn(CORE_DEFLATE_CODES, mode)) {
+        throw new RangeError(`png mode must be 'deflate', 'runs' or 'stored', found ${String(mode)}`);
       }
-      const length = x.encodePage(mode === 'stored' ? 0 : 1);
+      const length = x.encodePage(code);
       return new Uint8Array(x.memory.buffer, x.pngPointer(), length).slice();
     };
     let finished = false;
