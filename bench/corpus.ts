@@ -8,7 +8,9 @@ export function sourceCode(chars: number): string {
   const root = new URL('../src/', import.meta.url).pathname;
   const files: string[] = [];
   const walk = (dir: string): void => {
-    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) =>
+      a.name < b.name ? -1 : 1,
+    )) {
       const path = join(dir, entry.name);
       if (entry.isDirectory()) {
         if (entry.name !== 'generated') walk(path);

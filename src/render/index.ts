@@ -167,7 +167,8 @@ export async function render(text: string, options: RenderOptions): Promise<Rend
     // On the core, unless a deflate path is asked for, the page is encoded where it was drawn:
     // 'default' with the core's page deflate (the same bytes on every runtime, docs/renderer.md §5),
     // 'fastest' with its stored encoder, which writes the same bytes as png.ts 'fastest' (tested).
-    const inCore = core !== undefined && (options.deflate === undefined || encodeOptions.compression === 'fastest');
+    const inCore =
+      core !== undefined && (options.deflate === undefined || encodeOptions.compression === 'fastest');
     const coreMode = encodeOptions.compression === 'fastest' ? 'stored' : 'deflate';
     for (const page of pages) {
       if (result.pages.length >= maxPages)

@@ -79,7 +79,12 @@ describe('every font of the table', () => {
       const pngs: Record<string, Uint8Array[]> = {};
       for (const engine of ['wasm', 'ts'] as const) {
         const result = await render(mixed, { shape, cell: name, engine });
-        expect(decode(result.pages.map((p) => p.png), { cell: name })).toBe(normalize(mixed));
+        expect(
+          decode(
+            result.pages.map((p) => p.png),
+            { cell: name },
+          ),
+        ).toBe(normalize(mixed));
         const stored = await render(mixed, { shape, cell: name, engine, compression: 'fastest' });
         pngs[engine] = stored.pages.map((p) => p.png);
       }
@@ -96,9 +101,13 @@ describe('every font of the table', () => {
       const b64: string[][] = [];
       for (const engine of ['wasm', 'ts'] as const) {
         const result = await render(mixed, { shape, variant, engine });
-        expect(decode(result.pages.map((p) => p.png), { variant }), `${variant} on ${engine}`).toBe(
-          normalize(mixed),
-        );
+        expect(
+          decode(
+            result.pages.map((p) => p.png),
+            { variant },
+          ),
+          `${variant} on ${engine}`,
+        ).toBe(normalize(mixed));
         // Stored blocks carry the scanlines verbatim: the engines draw the same pixels. ('default'
         // differs by design: the core's own deflate vs zlib on the TS engine, docs/renderer.md §5.)
         const stored = await render(mixed, { shape, variant, engine, compression: 'fastest' });

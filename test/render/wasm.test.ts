@@ -263,7 +263,9 @@ describe('PNG encoded in the core', () => {
   it('rejects an unknown mode', async () => {
     const core = await loadWasmCore();
     for (const page of core.pages('x', { width: 40, height: 12 })) {
-      expect(() => page.png('zip' as 'runs')).toThrow(/png mode must be 'deflate', 'runs' or 'stored', found zip/);
+      expect(() => page.png('zip' as 'runs')).toThrow(
+        /png mode must be 'deflate', 'runs' or 'stored', found zip/,
+      );
     }
   });
 });
