@@ -66,7 +66,7 @@ export function setDeflateWork(ptr: usize): void {
   }
 }
 
-@inline function distSym(d: u32): u32 {
+function distSym(d: u32): u32 {
   return d <= 256
     ? <u32>load<u8>(work + DIST_SYM + d - 1)
     : <u32>load<u8>(work + DIST_SYM + 256 + ((d - 1) >> 7));
@@ -74,12 +74,12 @@ export function setDeflateWork(ptr: usize): void {
 
 /** Length of the common prefix of a and b, known to be ≥ 4, up to `max`; 8 bytes per step (the
  *  loads may read past `max`, never past the page's padding, and the result is clamped). */
-@inline function extend(a: usize, b: usize, max: u32): u32 {
+function extend(a: usize, b: usize, max: u32): u32 {
   let len: u32 = 4;
   while (len < max) {
     const x = load<u64>(a + len) ^ load<u64>(b + len);
     if (x != 0) {
-      len += <u32>ctz(x) >> 3;
+      len += (<u32>ctz(x)) >> 3;
       break;
     }
     len += 8;
@@ -137,7 +137,7 @@ export function deflatePage(data: usize, n: usize, o: usize, stride: u32, rowDis
       }
     }
     // The latest earlier position with the same 4 bytes: repeated words and glyph runs.
-    const h = w + HEAD + (<usize>((cur * 0x9e3779b1) >> (32 - HASH_BITS)) << 2);
+    const h = w + HEAD + ((<usize>((cur * 0x9e3779b1) >> (32 - HASH_BITS))) << 2);
     const cand = <usize>load<u32>(h);
     store<u32>(h, <u32>i);
     if (best < max && cand < i && i - cand <= 32768 && load<u32>(data + cand) == cur) {
@@ -155,7 +155,7 @@ export function deflatePage(data: usize, n: usize, o: usize, stride: u32, rowDis
       const ls = <usize>load<u8>(w + LEN_SYM + best);
       const lf = w + LIT_FREQ + ((257 + ls) << 2);
       store<u32>(lf, load<u32>(lf) + 1);
-      const df = w + DIST_FREQ + (<usize>distSym(dist) << 2);
+      const df = w + DIST_FREQ + ((<usize>distSym(dist)) << 2);
       store<u32>(df, load<u32>(df) + 1);
       i += best;
     } else {
@@ -166,7 +166,12 @@ export function deflatePage(data: usize, n: usize, o: usize, stride: u32, rowDis
     }
   }
   store<u32>(w + LIT_FREQ + (256 << 2), 1); // end of block
-  dbgMatches = <u32>ns; dbgLits = 0; for (let k: usize = 0; k < ns; k++) { dbgLits += load<u32>(seqs + (k << 3)); dbgMatchBytes += load<u32>(seqs + (k << 3) + 4) >> 16; }
+  dbgMatches = <u32>ns;
+  dbgLits = 0;
+  for (let k: usize = 0; k < ns; k++) {
+    dbgLits += load<u32>(seqs + (k << 3));
+    dbgMatchBytes += load<u32>(seqs + (k << 3) + 4) >> 16;
+  }
 
   // Codes: at least two symbols in each alphabet, so every code is complete (some decoders insist).
   if (load<u32>(w + LIT_FREQ + (257 << 2)) == 0 && countUsed(w + LIT_FREQ, 286) < 2)
@@ -192,7 +197,8 @@ export function deflatePage(data: usize, n: usize, o: usize, stride: u32, rowDis
   while (ncl > 4 && load<u8>(w + CL_LENS + <usize>unchecked(CL_ORDER[ncl - 1])) == 0) ncl--;
 
   // Header: BFINAL 1, BTYPE 10, HLIT, HDIST, HCLEN, the code length code, the coded lengths.
-  let acc: u64 = 1 | (2 << 1) | ((<u64>(nlit - 257)) << 3) | ((<u64>(ndist - 1)) << 8) | ((<u64>(ncl - 4)) << 13);
+  let acc: u64 =
+    1 | (2 << 1) | ((<u64>(nlit - 257)) << 3) | ((<u64>(ndist - 1)) << 8) | ((<u64>(ncl - 4)) << 13);
   let nb: u32 = 17;
   for (let k: u32 = 0; k < ncl; k++) {
     acc |= (<u64>load<u8>(w + CL_LENS + <usize>unchecked(CL_ORDER[k]))) << nb;
@@ -229,7 +235,10 @@ export function deflatePage(data: usize, n: usize, o: usize, stride: u32, rowDis
     const c = load<u32>(codes + (sym << 2));
     const cl = c >> 24;
     const extra = len - <u32>unchecked(LENGTH_BASE[s]);
-    store<u32>(w + LEN_BITS + (<usize>len << 2), (c & 0xffff) | (extra << cl) | ((cl + <u32>unchecked(LENGTH_EXTRA[s])) << 24));
+    store<u32>(
+      w + LEN_BITS + ((<usize>len) << 2),
+      (c & 0xffff) | (extra << cl) | ((cl + <u32>unchecked(LENGTH_EXTRA[s])) << 24),
+    );
   }
 
   // The sequences: literals straight from the page, then the match.
@@ -239,8 +248,8 @@ export function deflatePage(data: usize, n: usize, o: usize, stride: u32, rowDis
     // Two literals (≤ 30 bits) per flush: the accumulator holds < 8 bits between flushes.
     let j: u32 = 0;
     for (; j + 2 <= nl; j += 2) {
-      const c0 = load<u32>(codes + (<usize>load<u8>(src + j) << 2));
-      const c1 = load<u32>(codes + (<usize>load<u8>(src + j + 1) << 2));
+      const c0 = load<u32>(codes + ((<usize>load<u8>(src + j)) << 2));
+      const c1 = load<u32>(codes + ((<usize>load<u8>(src + j + 1)) << 2));
       acc |= (<u64>(c0 & 0xffff)) << nb;
       nb += c0 >> 24;
       acc |= (<u64>(c1 & 0xffff)) << nb;
@@ -252,7 +261,7 @@ export function deflatePage(data: usize, n: usize, o: usize, stride: u32, rowDis
       nb -= f;
     }
     if (j < nl) {
-      const c0 = load<u32>(codes + (<usize>load<u8>(src + j) << 2));
+      const c0 = load<u32>(codes + ((<usize>load<u8>(src + j)) << 2));
       acc |= (<u64>(c0 & 0xffff)) << nb;
       nb += c0 >> 24;
       store<u64>(o, acc);
@@ -291,7 +300,7 @@ export function deflatePage(data: usize, n: usize, o: usize, stride: u32, rowDis
 
 function countUsed(freq: usize, n: u32): u32 {
   let c: u32 = 0;
-  for (let s: u32 = 0; s < n; s++) if (load<u32>(freq + (<usize>s << 2)) != 0) c++;
+  for (let s: u32 = 0; s < n; s++) if (load<u32>(freq + ((<usize>s) << 2)) != 0) c++;
   return c;
 }
 
@@ -335,9 +344,9 @@ function rleLengths(lens: usize, total: u32, out: usize, freq: usize): usize {
   return k;
 }
 
-@inline function rleItem(out: usize, freq: usize, k: usize, item: u32): usize {
+function rleItem(out: usize, freq: usize, k: usize, item: u32): usize {
   store<u32>(out + (k << 2), item);
-  const f = freq + (<usize>(item & 0xff) << 2);
+  const f = freq + ((<usize>(item & 0xff)) << 2);
   store<u32>(f, load<u32>(f) + 1);
   return k + 1;
 }
@@ -354,27 +363,27 @@ function buildCode(freq: usize, n: u32, lens: usize, codes: usize, limit: u32): 
   const keys = w + SORT;
   // Counts above 2^23 (only pages over 8 MB) are scaled down so that count << 9 | symbol fits.
   let top: u32 = 0;
-  for (let s: u32 = 0; s < n; s++) top |= load<u32>(freq + (<usize>s << 2));
+  for (let s: u32 = 0; s < n; s++) top |= load<u32>(freq + ((<usize>s) << 2));
   const shift: u32 = top >> 23 != 0 ? 32 - <u32>clz(top) - 23 : 0;
   let used: u32 = 0;
   for (let s: u32 = 0; s < n; s++) {
     store<u8>(lens + s, 0);
-    let f = load<u32>(freq + (<usize>s << 2));
+    let f = load<u32>(freq + ((<usize>s) << 2));
     if (f != 0 && shift != 0) f = f >> shift != 0 ? f >> shift : 1;
     if (f != 0) {
-      store<u32>(keys + (<usize>used << 2), (f << 9) | s);
+      store<u32>(keys + ((<usize>used) << 2), (f << 9) | s);
       used++;
     }
   }
   // Insertion sort: ≤ 286 keys, mostly few distinct.
   for (let a: u32 = 1; a < used; a++) {
-    const v = load<u32>(keys + (<usize>a << 2));
+    const v = load<u32>(keys + ((<usize>a) << 2));
     let b = a;
-    while (b > 0 && load<u32>(keys + (<usize>(b - 1) << 2)) > v) {
-      store<u32>(keys + (<usize>b << 2), load<u32>(keys + (<usize>(b - 1) << 2)));
+    while (b > 0 && load<u32>(keys + ((<usize>(b - 1)) << 2)) > v) {
+      store<u32>(keys + ((<usize>b) << 2), load<u32>(keys + ((<usize>(b - 1)) << 2)));
       b--;
     }
-    store<u32>(keys + (<usize>b << 2), v);
+    store<u32>(keys + ((<usize>b) << 2), v);
   }
   const counts = w + COUNTS;
   memory.fill(counts, 0, 32 * 4);
@@ -382,31 +391,34 @@ function buildCode(freq: usize, n: u32, lens: usize, codes: usize, limit: u32): 
     store<u8>(lens + (load<u32>(keys) & 511), 1);
   } else if (used > 1) {
     for (let a: u32 = 0; a < used; a++) {
-      const k = load<u32>(keys + (<usize>a << 2));
-      store<u32>(w + SYMS + (<usize>a << 2), k & 511);
-      store<u32>(keys + (<usize>a << 2), k >> 9);
+      const k = load<u32>(keys + ((<usize>a) << 2));
+      store<u32>(w + SYMS + ((<usize>a) << 2), k & 511);
+      store<u32>(keys + ((<usize>a) << 2), k >> 9);
     }
     minimumRedundancy(keys, used);
     // keys now hold code lengths of the sorted symbols (ascending counts → descending lengths).
     for (let a: u32 = 0; a < used; a++) {
-      const l = load<u32>(keys + (<usize>a << 2));
-      const c = counts + (<usize>(l > 31 ? 31 : l) << 2);
+      const l = load<u32>(keys + ((<usize>a) << 2));
+      const c = counts + ((<usize>(l > 31 ? 31 : l)) << 2);
       store<u32>(c, load<u32>(c) + 1);
     }
     // Limit: fold longer codes into `limit`, then restore the Kraft sum (miniz's enforce_max_code_size).
     for (let l: u32 = limit + 1; l < 32; l++) {
-      store<u32>(counts + (<usize>limit << 2), load<u32>(counts + (<usize>limit << 2)) + load<u32>(counts + (<usize>l << 2)));
-      store<u32>(counts + (<usize>l << 2), 0);
+      store<u32>(
+        counts + ((<usize>limit) << 2),
+        load<u32>(counts + ((<usize>limit) << 2)) + load<u32>(counts + ((<usize>l) << 2)),
+      );
+      store<u32>(counts + ((<usize>l) << 2), 0);
     }
     let kraft: u32 = 0;
-    for (let l: u32 = limit; l > 0; l--) kraft += load<u32>(counts + (<usize>l << 2)) << (limit - l);
-    while (kraft != (<u32>1 << limit)) {
-      store<u32>(counts + (<usize>limit << 2), load<u32>(counts + (<usize>limit << 2)) - 1);
+    for (let l: u32 = limit; l > 0; l--) kraft += load<u32>(counts + ((<usize>l) << 2)) << (limit - l);
+    while (kraft != (<u32>1) << limit) {
+      store<u32>(counts + ((<usize>limit) << 2), load<u32>(counts + ((<usize>limit) << 2)) - 1);
       for (let l: u32 = limit - 1; l > 0; l--) {
-        const c = load<u32>(counts + (<usize>l << 2));
+        const c = load<u32>(counts + ((<usize>l) << 2));
         if (c != 0) {
-          store<u32>(counts + (<usize>l << 2), c - 1);
-          store<u32>(counts + (<usize>(l + 1) << 2), load<u32>(counts + (<usize>(l + 1) << 2)) + 2);
+          store<u32>(counts + ((<usize>l) << 2), c - 1);
+          store<u32>(counts + ((<usize>(l + 1)) << 2), load<u32>(counts + ((<usize>(l + 1)) << 2)) + 2);
           break;
         }
       }
@@ -415,33 +427,33 @@ function buildCode(freq: usize, n: u32, lens: usize, codes: usize, limit: u32): 
     // Shortest codes to the most frequent symbols (the end of the sorted order).
     let j = used;
     for (let l: u32 = 1; l <= limit; l++) {
-      for (let c = load<u32>(counts + (<usize>l << 2)); c > 0; c--) {
+      for (let c = load<u32>(counts + ((<usize>l) << 2)); c > 0; c--) {
         j--;
-        store<u8>(lens + load<u32>(w + SYMS + (<usize>j << 2)), <u8>l);
+        store<u8>(lens + load<u32>(w + SYMS + ((<usize>j) << 2)), <u8>l);
       }
     }
   }
   // Canonical codes (§3.2.2), bit-reversed for the LSB-first stream.
   memory.fill(counts, 0, 32 * 4);
   for (let s: u32 = 0; s < n; s++) {
-    const c = counts + (<usize>load<u8>(lens + s) << 2);
+    const c = counts + ((<usize>load<u8>(lens + s)) << 2);
     store<u32>(c, load<u32>(c) + 1);
   }
   store<u32>(counts, 0);
   let code: u32 = 0;
   const next = w + COUNTS + 16 * 4; // next_code[1..15] in the upper half of COUNTS
   for (let l: u32 = 1; l < 16; l++) {
-    code = (code + load<u32>(counts + (<usize>(l - 1) << 2))) << 1;
-    store<u32>(next + (<usize>l << 2), code);
+    code = (code + load<u32>(counts + ((<usize>(l - 1)) << 2))) << 1;
+    store<u32>(next + ((<usize>l) << 2), code);
   }
   for (let s: u32 = 0; s < n; s++) {
     const l = <u32>load<u8>(lens + s);
     if (l == 0) continue;
-    const c = load<u32>(next + (<usize>l << 2));
-    store<u32>(next + (<usize>l << 2), c + 1);
+    const c = load<u32>(next + ((<usize>l) << 2));
+    store<u32>(next + ((<usize>l) << 2), c + 1);
     let r: u32 = 0;
     for (let b: u32 = 0; b < l; b++) r |= ((c >> b) & 1) << (l - 1 - b);
-    store<u32>(codes + (<usize>s << 2), r | (l << 24));
+    store<u32>(codes + ((<usize>s) << 2), r | (l << 24));
   }
 }
 
@@ -455,29 +467,32 @@ function minimumRedundancy(a: usize, n: u32): void {
   let root: u32 = 0;
   let leaf: u32 = 2;
   for (let next: u32 = 1; next < n - 1; next++) {
-    const pn = a + (<usize>next << 2);
-    if (leaf >= n || load<u32>(a + (<usize>root << 2)) < load<u32>(a + (<usize>leaf << 2))) {
-      store<u32>(pn, load<u32>(a + (<usize>root << 2)));
-      store<u32>(a + (<usize>root << 2), next);
+    const pn = a + ((<usize>next) << 2);
+    if (leaf >= n || load<u32>(a + ((<usize>root) << 2)) < load<u32>(a + ((<usize>leaf) << 2))) {
+      store<u32>(pn, load<u32>(a + ((<usize>root) << 2)));
+      store<u32>(a + ((<usize>root) << 2), next);
       root++;
     } else {
-      store<u32>(pn, load<u32>(a + (<usize>leaf << 2)));
+      store<u32>(pn, load<u32>(a + ((<usize>leaf) << 2)));
       leaf++;
     }
-    if (leaf >= n || (root < next && load<u32>(a + (<usize>root << 2)) < load<u32>(a + (<usize>leaf << 2)))) {
-      store<u32>(pn, load<u32>(pn) + load<u32>(a + (<usize>root << 2)));
-      store<u32>(a + (<usize>root << 2), next);
+    if (
+      leaf >= n ||
+      (root < next && load<u32>(a + ((<usize>root) << 2)) < load<u32>(a + ((<usize>leaf) << 2)))
+    ) {
+      store<u32>(pn, load<u32>(pn) + load<u32>(a + ((<usize>root) << 2)));
+      store<u32>(a + ((<usize>root) << 2), next);
       root++;
     } else {
-      store<u32>(pn, load<u32>(pn) + load<u32>(a + (<usize>leaf << 2)));
+      store<u32>(pn, load<u32>(pn) + load<u32>(a + ((<usize>leaf) << 2)));
       leaf++;
     }
   }
   // Phase 2: depths of the internal nodes.
-  store<u32>(a + (<usize>(n - 2) << 2), 0);
+  store<u32>(a + ((<usize>(n - 2)) << 2), 0);
   for (let next = <i32>n - 3; next >= 0; next--) {
-    const pn = a + (<usize>next << 2);
-    store<u32>(pn, load<u32>(a + (<usize>load<u32>(pn) << 2)) + 1);
+    const pn = a + ((<usize>next) << 2);
+    store<u32>(pn, load<u32>(a + ((<usize>load<u32>(pn)) << 2)) + 1);
   }
   // Phase 3: depths of the leaves.
   let avail: i32 = 1;
@@ -486,12 +501,12 @@ function minimumRedundancy(a: usize, n: u32): void {
   let r = <i32>n - 2;
   let next = <i32>n - 1;
   while (avail > 0) {
-    while (r >= 0 && load<u32>(a + (<usize>r << 2)) == depth) {
+    while (r >= 0 && load<u32>(a + ((<usize>r) << 2)) == depth) {
       usedHere++;
       r--;
     }
     while (avail > usedHere) {
-      store<u32>(a + (<usize>next << 2), depth);
+      store<u32>(a + ((<usize>next) << 2), depth);
       next--;
       avail--;
     }
