@@ -99,15 +99,18 @@ export function begin(length: u32, wide: u32, layout: u32): i32 {
   return 0;
 }
 
-/** JS, once per page: lays out (and draws, if `draw` is 1) the next page. Returns the characters of
+/** JS, once per page: lays out (and draws, if `draw` is 1; 2 lays out cells only) the next page. Returns the characters of
  *  the normalized text it holds (newlines included), or -1 when there are no more pages. The
  *  scanlines are at pagePtr(), pageLength() bytes, until the next call. */
 export function nextPage(draw: u32): i32 {
   if (done) return -1;
   text.charsOut = 0;
   let ri: u32 = 0;
+  // draw 2: lay out into the cell buffer (so flow's space marks keep their state) but draw nothing,
+  // to skip to a later page with the same layout state as drawing every page.
   const out = draw != 0 ? cellPtr : 0;
-  if (flow) ri = flowRows(out);
+  const blit = draw == 1;
+  if (flow) ri = flowRows(out, blit);
   while (!flow && ri < rows) {
     if (!text.lineActive) {
       if (text.pos >= text.effEnd) break;
@@ -127,21 +130,21 @@ export function nextPage(draw: u32): i32 {
       text.lineActive = false;
       text.pos = text.lineNext;
     }
-    if (out != 0) blitRow(ri, m);
+    if (blit) blitRow(ri, m);
     ri++;
   }
   if (ri == 0) {
     done = true;
     return -1;
   }
-  if (out != 0) clearFrom(ri * ch * scale);
+  if (blit) clearFrom(ri * ch * scale);
   totalChars += <f64>text.charsOut;
   return <i32>text.charsOut;
 }
 
 /** Lays out (and draws, when `out` is not 0) the rows of one page in the flow layout: each row takes
  *  cells from as many lines as fit, a line break being one newline-mark cell. Returns the rows. */
-function flowRows(out: usize): u32 {
+function flowRows(out: usize, blit: bool): u32 {
   let ri: u32 = 0;
   while (ri < rows) {
     let m: u32 = 0;
@@ -170,7 +173,7 @@ function flowRows(out: usize): u32 {
     if (m == 0) break;
     if (out != 0) {
       markSpaces(out, m);
-      blitRow(ri, m);
+      if (blit) blitRow(ri, m);
     }
     ri++;
   }
