@@ -161,7 +161,11 @@ const poolSuite: BenchSuite = {
     const target = ctx.quick ? 20 : 200;
     const sample = core.count(englishProse(200_000), { ...shape, cell: '4x6' });
     const perPage = sample.chars / sample.pages;
-    const text = englishProse(Math.ceil(target * perPage));
+    let text = englishProse(Math.ceil(target * perPage));
+    // Once more with the measured pages, so the run has about `target` pages.
+    text = englishProse(
+      Math.ceil((text.length * target) / core.count(text, { ...shape, cell: '4x6' }).pages),
+    );
     const cores = availableParallelism();
     const pool = createRenderPool({ size: cores });
     try {
