@@ -8,6 +8,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { deflateSync } from 'node:zlib';
 import { Bench } from 'tinybench';
@@ -228,7 +229,12 @@ const identitySuite: BenchSuite = {
     const h = createHash('sha256');
     for (const p of r.pages) h.update(p.png);
     const here = h.digest('hex');
-    const entry = new URL('../dist/bundle/render/index.js', import.meta.url).href;
+    const bundle = new URL('../dist/bundle/render/index.js', import.meta.url);
+    if (!existsSync(bundle)) {
+      ctx.log('identity: dist/bundle/render/index.js missing; run `npm run build` first');
+      return [{ suite: 'identity', impl: 'node', skipped: 'dist not built (npm run build)' }];
+    }
+    const entry = bundle.href;
     const script = IDENTITY_SCRIPT(entry);
     const rows: BenchResult[] = [
       { suite: 'identity', impl: `node ${process.version} (this process)`, sha256: here.slice(0, 16) },
