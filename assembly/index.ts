@@ -16,6 +16,7 @@ import {
 } from './atlas';
 import { blitRow, cellPtr, clearFrom, pagePtr, setPage, stride } from './blit';
 import { align16, ensureMemory } from './memory';
+import { setDeflateWork, workBytes } from './deflate';
 import { setTables, TABLE_BYTES, writePng } from './png';
 import * as text from './text';
 
@@ -65,8 +66,11 @@ export function prepare(w: u32, h: u32, capacity: u32): usize {
   // Worst case of the PNG: 9 bits per literal, plus stored-block headers and the chunks.
   const pageBytes = <usize>rowBytes * h;
   const png = align16(encTables + TABLE_BYTES);
-  const input = align16(png + pageBytes + (pageBytes >> 3) + (pageBytes / 65535) * 5 + 256);
+  // The page deflate writes at most about 11 bits per byte before it falls back to stored blocks.
+  const work = align16(png + 2 * pageBytes + 4096);
+  const input = align16(work + workBytes(pageBytes));
   if (!ensureMemory(input + <usize>capacity + 32)) return 0;
+  setDeflateWork(work);
   setPage(page, rowBytes, h, cells);
   setTables(encTables);
   pngPtr = png;
@@ -95,15 +99,18 @@ export function begin(length: u32, wide: u32, layout: u32): i32 {
   return 0;
 }
 
-/** JS, once per page: lays out (and draws, if `draw` is 1) the next page. Returns the characters of
+/** JS, once per page: lays out (and draws, if `draw` is 1; 2 lays out cells only) the next page. Returns the characters of
  *  the normalized text it holds (newlines included), or -1 when there are no more pages. The
  *  scanlines are at pagePtr(), pageLength() bytes, until the next call. */
 export function nextPage(draw: u32): i32 {
   if (done) return -1;
   text.charsOut = 0;
   let ri: u32 = 0;
+  // draw 2: lay out into the cell buffer (so flow's space marks keep their state) but draw nothing,
+  // to skip to a later page with the same layout state as drawing every page.
   const out = draw != 0 ? cellPtr : 0;
-  if (flow) ri = flowRows(out);
+  const blit = draw == 1;
+  if (flow) ri = flowRows(out, blit);
   while (!flow && ri < rows) {
     if (!text.lineActive) {
       if (text.pos >= text.effEnd) break;
@@ -123,21 +130,21 @@ export function nextPage(draw: u32): i32 {
       text.lineActive = false;
       text.pos = text.lineNext;
     }
-    if (out != 0) blitRow(ri, m);
+    if (blit) blitRow(ri, m);
     ri++;
   }
   if (ri == 0) {
     done = true;
     return -1;
   }
-  if (out != 0) clearFrom(ri * ch * scale);
+  if (blit) clearFrom(ri * ch * scale);
   totalChars += <f64>text.charsOut;
   return <i32>text.charsOut;
 }
 
 /** Lays out (and draws, when `out` is not 0) the rows of one page in the flow layout: each row takes
  *  cells from as many lines as fit, a line break being one newline-mark cell. Returns the rows. */
-function flowRows(out: usize): u32 {
+function flowRows(out: usize, blit: bool): u32 {
   let ri: u32 = 0;
   while (ri < rows) {
     let m: u32 = 0;
@@ -166,7 +173,7 @@ function flowRows(out: usize): u32 {
     if (m == 0) break;
     if (out != 0) {
       markSpaces(out, m);
-      blitRow(ri, m);
+      if (blit) blitRow(ri, m);
     }
     ri++;
   }
@@ -222,9 +229,10 @@ export function pageWidth(): u32 {
 }
 
 /** JS, once per page in the core-encoded modes: encodes the current page as a whole PNG at
- *  pngPointer() and returns its length. `mode` 0 = stored deflate, 1 = fixed-Huffman runs. */
+ *  pngPointer() and returns its length. `mode` 0 = stored deflate, 1 = fixed-Huffman runs,
+ *  2 = the page deflate (assembly/deflate.ts). */
 export function encodePage(mode: u32): u32 {
-  return <u32>writePng(pngPtr, mode, width);
+  return <u32>writePng(pngPtr, mode, width, stride * ch * scale);
 }
 export function pngPointer(): usize {
   return pngPtr;

@@ -2,6 +2,7 @@
 // memory, and a deflate built for these pages (long runs of white, rows of short ink patterns).
 // PNG spec = W3C PNG (ISO/IEC 15948:2003); zlib = RFC 1950; deflate = RFC 1951.
 import { pageH, pagePtr, stride } from './blit';
+import { deflatePage } from './deflate';
 
 export let tablesPtr: usize = 0;
 // Within tablesPtr: CRC-32 tables u32[8][256] (PNG spec annex D, sliced by 8); fixed-Huffman literal codes u32[256]
@@ -164,8 +165,10 @@ function be32(p: usize, v: u32): void {
 
 /** Writes the page as a PNG at `out` and returns its length. `mode` 0: stored deflate blocks
  *  (level 0, no compression, the cheapest valid stream); 1: one fixed-Huffman block whose only
- *  matches are runs (distance 1), found eight bytes at a time. */
-export function writePng(out: usize, mode: u32, width: u32): usize {
+ *  matches are runs (distance 1), found eight bytes at a time; 2: the page deflate (deflate.ts), or
+ *  stored blocks if those are smaller. `rowDist` is the distance from a scanline to the same pixel
+ *  row of the text row above. */
+export function writePng(out: usize, mode: u32, width: u32, rowDist: u32): usize {
   // §5.2 signature, §11.2.2 IHDR: bit depth 1, colour type 0, deflate, filter method 0, no interlace.
   store<u64>(out, 0x0a1a0a0d474e5089);
   be32(out + 8, 13);
@@ -183,6 +186,15 @@ export function writePng(out: usize, mode: u32, width: u32): usize {
   const data = pagePtr;
   const n = <usize>stride * pageH;
   let o = z + 2;
+  if (mode == 2) {
+    store<u16>(z, 0x5e78); // FLG 0x5E: FLEVEL 1 ("fast"), FCHECK
+    o = deflatePage(data, n, o, stride, rowDist);
+    if (o - (z + 2) > n + (n / 65535 + 1) * 5) {
+      store<u16>(z, 0x0178);
+      o = z + 2;
+      mode = 0;
+    }
+  }
   if (mode == 0) {
     let left = n;
     let p = data;
@@ -197,7 +209,7 @@ export function writePng(out: usize, mode: u32, width: u32): usize {
       left -= take;
       if (left == 0) break;
     }
-  } else {
+  } else if (mode == 1) {
     o = deflateRuns(data, n, o);
   }
   be32(o, adler32(data, n));

@@ -1,4 +1,5 @@
 import { compactionSuite } from './compaction.js';
+import { DEFLATE_SUITES } from './deflate.js';
 import { importSuite } from './import.js';
 import { RENDER_SUITES } from './render.js';
 import { shapesSuite } from './shapes.js';
@@ -10,6 +11,7 @@ import { serverlessSuite } from './serverless.js';
 /** Every suite `npm run bench` knows, in the order they run. */
 export const SUITES: readonly BenchSuite[] = [
   ...RENDER_SUITES,
+  ...DEFLATE_SUITES,
   shapesSuite,
   importSuite,
   storeSuite,

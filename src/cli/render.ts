@@ -1,7 +1,9 @@
 import { mkdir, readdir, readFile, unlink, writeFile } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CELL_NAMES, countPages, render, type CellName, type Compression } from '../render/index.js';
+import { createRenderPool } from '../render-node/index.js';
 import { UsageError, type CliIO, type Command } from './command.js';
 import { pageFileName } from './page-files.js';
 
@@ -14,6 +16,7 @@ Existing page-NNN.png files in DIR are replaced. Prints pages, characters, escap
   --cell NAME          glyph cell: ${CELL_NAMES.join(', ')} (default 4x6)
   --scale N            integer scale 1–4 (default 1)
   --compression MODE   default | fastest (default: default)
+  --jobs N             render on N worker threads, 'auto' = one per core (default 1: this thread)
   --out DIR            where the pages go (required)
   --json               print one JSON object instead of the summary
 `;
@@ -50,6 +53,7 @@ export const renderCommand: Command = {
         cell: { type: 'string', default: '4x6' },
         scale: { type: 'string', default: '1' },
         compression: { type: 'string', default: 'default' },
+        jobs: { type: 'string', default: '1' },
         out: { type: 'string' },
         json: { type: 'boolean', default: false },
       },
@@ -64,6 +68,10 @@ export const renderCommand: Command = {
       throw new UsageError(`--scale expects an integer 1–4, found '${values.scale}'`);
     if (values.compression !== 'default' && values.compression !== 'fastest') {
       throw new UsageError(`--compression expects default or fastest, found '${values.compression}'`);
+    }
+    const jobs = values.jobs === 'auto' ? availableParallelism() : Number(values.jobs);
+    if (!/^(auto|[1-9]\d*)$/.test(values.jobs)) {
+      throw new UsageError(`--jobs expects an integer ≥ 1 or 'auto', found '${values.jobs}'`);
     }
     const shape = parseShape(values.shape);
     const cell = values.cell as CellName;
@@ -80,18 +88,28 @@ export const renderCommand: Command = {
     // cheap next to drawing and deflating.
     const total = io.isTTY ? countPages(text, { shape, cell, scale }).pages : 0;
     const progress = total >= PROGRESS_MIN_PAGES;
-    const result = await render(text, {
+    const options = {
       shape,
       cell,
       scale,
       compression: values.compression as Compression,
-      onPage: async (page, index) => {
+      onPage: async (page: { png: Uint8Array }, index: number) => {
         const file = pageFileName(index);
         await writeFile(join(outDir, file), page.png);
         files.push(file);
         if (progress) io.stderr.write(`\rrendering page ${index + 1}/${total}`);
       },
-    });
+    };
+    let result;
+    if (jobs > 1) {
+      // Same bytes as the serial path (src/render-node/pool.ts); the pages arrive when all are done.
+      const pool = createRenderPool({ size: jobs });
+      try {
+        result = await pool.render(text, options);
+      } finally {
+        await pool.close();
+      }
+    } else result = await render(text, options);
     if (progress) io.stderr.write('\r\x1b[K');
 
     if (values.json) {

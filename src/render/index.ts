@@ -49,9 +49,16 @@ export interface RenderOptions {
   layout?: Layout;
   /** A variant id such as `6x10+r1+flow`, or a Variant; wins over cell, scale, spacing and layout. */
   variant?: string | Variant;
-  /** 'default' (smaller PNGs) or 'fastest' (cheaper deflate). */
+  /**
+   * 'default' (smaller PNGs) or 'fastest' (stored blocks, the same bytes on every path). On the WASM
+   * engine 'default' is the core's page deflate, byte-identical on every runtime (docs/renderer.md §5).
+   */
   compression?: Compression;
-  /** Deflate path; default: Node's zlib if present, else CompressionStream, else fflate. */
+  /**
+   * Deflate path for 'default' instead of the core's deflate: Node's zlib, CompressionStream or
+   * fflate. Default: the core's deflate on the WASM engine; on the TS engine Node's zlib if present,
+   * else CompressionStream, else fflate.
+   */
   deflate?: DeflatePath;
   /** Default: the WASM core where the runtime can instantiate it, else the TS reference. */
   engine?: RenderEngine;
@@ -124,7 +131,7 @@ function releaseCore(core: WasmCore): void {
 
 /**
  * Renders `text` into PNG pages (docs/renderer.md). The same text and options give the same bytes on
- * the same deflate path. Throws a TypeError for a non-string text and a RangeError, naming expected vs
+ * the same deflate path; on the WASM engine without a `deflate` path, on every runtime. Throws a TypeError for a non-string text and a RangeError, naming expected vs
  * found, for a bad shape, cell, scale, compression, engine or deflate path.
  */
 export async function render(text: string, options: RenderOptions): Promise<RenderResult> {
@@ -157,9 +164,12 @@ export async function render(text: string, options: RenderOptions): Promise<Rend
           layout: g.layout,
         })
       : renderScanlines(text, options);
-    // 'fastest' on the core: its in-memory stored encoder writes the same bytes as png.ts 'fastest'
-    // (tested), without copying the scanlines out or a JS CRC/Adler pass.
-    const inCore = core !== undefined && encodeOptions.compression === 'fastest';
+    // On the core, unless a deflate path is asked for, the page is encoded where it was drawn:
+    // 'default' with the core's page deflate (the same bytes on every runtime, docs/renderer.md §5),
+    // 'fastest' with its stored encoder, which writes the same bytes as png.ts 'fastest' (tested).
+    const inCore =
+      core !== undefined && (options.deflate === undefined || encodeOptions.compression === 'fastest');
+    const coreMode = encodeOptions.compression === 'fastest' ? 'stored' : 'deflate';
     for (const page of pages) {
       if (result.pages.length >= maxPages)
         throw new RangeError(
@@ -169,7 +179,7 @@ export async function render(text: string, options: RenderOptions): Promise<Rend
       // Deflate before the generator resumes: the scanline buffer is reused for the next page.
       const png =
         inCore && 'png' in page
-          ? page.png('stored')
+          ? page.png(coreMode)
           : await encodePng({ width: g.width, height: g.height, scanlines: page.scanlines }, encodeOptions);
       const rendered: RenderedPage = { width: g.width, height: g.height, chars: page.chars, png };
       result.pages.push(rendered);

@@ -55,15 +55,19 @@ export interface WasmPage {
   /** Escaped code points whose escape starts on this page. */
   escapes: number;
   /**
-   * This page as a complete PNG encoded inside the core (a fresh copy, safe to keep): `'runs'` is
-   * one fixed-Huffman deflate block whose matches are byte runs (fast, ~2–3× larger than zlib's
-   * default), `'stored'` is uncompressed deflate (fastest, largest). Both are valid 1-bit PNGs.
+   * This page as a complete PNG encoded inside the core (a fresh copy, safe to keep): `'deflate'` is
+   * the core's page deflate (one dynamic-Huffman block, LZ77 tuned to glyph rows; smaller than zlib
+   * level 1 and the same bytes on every runtime, docs/renderer.md §5), `'runs'` is one fixed-Huffman
+   * block whose matches are byte runs, `'stored'` is uncompressed deflate (fastest, largest). All are
+   * valid 1-bit PNGs.
    */
   png(mode: CoreDeflate): Uint8Array;
 }
 
 /** Deflate strategies the core implements (assembly/png.ts). */
-export type CoreDeflate = 'runs' | 'stored';
+export type CoreDeflate = 'deflate' | 'runs' | 'stored';
+
+const CORE_DEFLATE_CODES: Record<CoreDeflate, number> = { stored: 0, runs: 1, deflate: 2 };
 
 /** The pages of one text; totals are complete once iteration has finished. */
 export interface WasmRun extends Iterable<WasmPage> {
@@ -80,9 +84,11 @@ export interface WasmRun extends Iterable<WasmPage> {
 export interface WasmCore {
   /**
    * Lays out and draws `text` page by page. Only one run is live per core: starting another makes
-   * the earlier iterator throw on its next step.
+   * the earlier iterator throw on its next step. With `from`, the pages before page `from` (0-based)
+   * are laid out but not drawn nor yielded (a worker renders a slice of the pages this way); the
+   * pages yielded are byte for byte those of a full run.
    */
-  pages(text: string, options: WasmPageOptions): WasmRun;
+  pages(text: string, options: WasmPageOptions, from?: number): WasmRun;
   /** Layout only (nothing drawn): how many pages, characters and escapes `text` makes. */
   count(text: string, options: WasmPageOptions): { pages: number; chars: number; escapes: number };
   /** Bytes of linear memory the instance holds now (grows with the largest page and text seen). */
@@ -106,14 +112,27 @@ function wasmBytes(): Uint8Array<ArrayBuffer> {
   return moduleBytes as Uint8Array<ArrayBuffer>;
 }
 
-/** Compiles the embedded module once per process and returns a fresh core over a new instance. */
-export async function loadWasmCore(): Promise<WasmCore> {
-  // Node compiles a module this small (8 KB) synchronously in about half the time of the async path,
+/**
+ * The embedded module, compiled once per process: a `WebAssembly.Module`, which can be posted to
+ * worker threads so that they instantiate it without compiling again ({@link loadWasmCoreFrom}).
+ */
+export function wasmModule(): Promise<object> {
+  // Node compiles a module this small (14 KB) synchronously in about half the time of the async path,
   // which waits on background threads (measured: 3–4 ms vs 7–8 ms of a cold start). Browsers limit
   // synchronous compiles on the main thread, so everywhere else the async path stays.
   if (compiled === undefined && isNode()) compiled = Promise.resolve(new wasmApi.Module(wasmBytes()));
   compiled ??= wasmApi.compile(wasmBytes());
-  const instance = await wasmApi.instantiate(await compiled, {});
+  return compiled;
+}
+
+/** Compiles the embedded module once per process and returns a fresh core over a new instance. */
+export async function loadWasmCore(): Promise<WasmCore> {
+  return loadWasmCoreFrom(await wasmModule());
+}
+
+/** A fresh core over a new instance of `module`, a module from {@link wasmModule} (this or another thread). */
+export async function loadWasmCoreFrom(module: object): Promise<WasmCore> {
+  const instance = await wasmApi.instantiate(module, {});
   return new Core(instance.exports as unknown as CoreExports);
 }
 
@@ -139,7 +158,10 @@ class Core implements WasmCore {
     return this.x.memory.buffer.byteLength;
   }
 
-  pages(text: string, options: WasmPageOptions): WasmRun {
+  pages(text: string, options: WasmPageOptions, from = 0): WasmRun {
+    if (!Number.isInteger(from) || from < 0) {
+      throw new RangeError(`from must be an integer ≥ 0, found ${String(from)}`);
+    }
     const { cols, rows } = this.start(text, options);
     const x = this.x;
     const generation = this.generation;
@@ -149,14 +171,25 @@ class Core implements WasmCore {
     const totals = { pages: 0, chars: 0, escapes: 0 };
     const png = (mode: CoreDeflate): Uint8Array => {
       if (!isCurrent()) throw new Error('wasm core: this page belongs to a superseded run');
-      if (mode !== 'runs' && mode !== 'stored') {
-        throw new RangeError(`png mode must be 'runs' or 'stored', found ${String(mode)}`);
+      const code = CORE_DEFLATE_CODES[mode];
+      if (code === undefined || !Object.hasOwn(CORE_DEFLATE_CODES, mode)) {
+        throw new RangeError(`png mode must be 'deflate', 'runs' or 'stored', found ${String(mode)}`);
       }
-      const length = x.encodePage(mode === 'stored' ? 0 : 1);
+      const length = x.encodePage(code);
       return new Uint8Array(x.memory.buffer, x.pngPointer(), length).slice();
     };
     let finished = false;
+    let skip = from;
     function* iterate(): Generator<WasmPage, void, void> {
+      for (; skip > 0 && !finished; skip--) {
+        const n = x.nextPage(2);
+        if (n < 0) finished = true;
+        else {
+          totals.pages++;
+          totals.chars += n;
+          totals.escapes = x.escapeCount();
+        }
+      }
       while (!finished) {
         if (!isCurrent()) {
           throw new Error('wasm core: this run was superseded by a later pages()/count() on the same core');

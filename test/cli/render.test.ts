@@ -37,6 +37,24 @@ describe('glyphfold render / decode', () => {
     expect(d.out).toBe(normalize(text) + '\n');
   });
 
+  it('--jobs N renders on worker threads: the same page files as one thread', async () => {
+    const one = await run(['render', 'in.txt', '--shape', '200x60', '--out', 'one'], dir);
+    const two = await run(['render', 'in.txt', '--shape', '200x60', '--out', 'two', '--jobs', '2'], dir);
+    expect([one.code, two.code, two.err]).toEqual([0, 0, '']);
+    const files = (await readdir(join(dir, 'one'))).sort();
+    expect((await readdir(join(dir, 'two'))).sort()).toEqual(files);
+    expect(files.length).toBeGreaterThan(2);
+    for (const f of files) {
+      expect(
+        Buffer.compare(await readFile(join(dir, 'one', f)), await readFile(join(dir, 'two', f))),
+        f,
+      ).toBe(0);
+    }
+    const bad = await run(['render', 'in.txt', '--out', 'x', '--jobs', '0'], dir);
+    expect(bad.code).not.toBe(0);
+    expect(bad.err).toMatch(/--jobs expects an integer ≥ 1 or 'auto', found '0'/);
+  });
+
   it('--json prints one object with pages and totals; stdin works; stale pages are removed', async () => {
     await run(['render', 'in.txt', '--shape', '200x60', '--out', 'json'], dir); // many pages
     const r = await run(

@@ -1,0 +1,176 @@
+/**
+ * The core's page deflate (assembly/deflate.ts, docs/renderer.md §5): every mode decodes with
+ * node:zlib, our portable inflater and fast-png; pages round-trip to the text; the bytes are pinned
+ * (sha256) and the same in another process, on another core and after other pages.
+ */
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { deflateSync, inflateSync } from 'node:zlib';
+import { decode as decodePng } from 'fast-png';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { englishProse } from '../../src/cli/prose.js';
+import { decode, normalize, parseVariant, render } from '../../src/render/index.js';
+import { inflateZlibPortable } from '../../src/render/inflate.js';
+import { loadWasmCore, type CoreDeflate, type WasmPageOptions } from '../../src/render/wasm.js';
+
+const MODES: readonly CoreDeflate[] = ['deflate', 'runs', 'stored'];
+
+/** The zlib stream of a page written by the core: one IDAT right after IHDR. */
+function idat(png: Uint8Array): Uint8Array {
+  const length = new DataView(png.buffer, png.byteOffset).getUint32(33);
+  return png.subarray(41, 41 + length);
+}
+
+function sha256(pages: Uint8Array[]): string {
+  const h = createHash('sha256');
+  for (const p of pages) h.update(p);
+  return h.digest('hex');
+}
+
+async function corePngs(text: string, options: WasmPageOptions, mode: CoreDeflate): Promise<Uint8Array[]> {
+  const core = await loadWasmCore();
+  const out: Uint8Array[] = [];
+  // Encode while iterating: a page is a view the next step overwrites.
+  for (const page of core.pages(text, options)) out.push(page.png(mode));
+  return out;
+}
+
+const PROSE_PAGE = { width: 1568, height: 784, cell: '4x6' } as const;
+const GF_PAGE = { width: 336, height: 1566, ...parseVariant('gf-6x10') };
+
+describe('the core deflate', () => {
+  const piece = fc.oneof(
+    { weight: 4, arbitrary: fc.string({ unit: 'grapheme-ascii', maxLength: 30 }) },
+    { weight: 2, arbitrary: fc.constantFrom('\n', '\n\n', '\t', '    ', 'the ', 'error: ') },
+    { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 8 }) },
+  );
+  const textArb = fc.array(piece, { maxLength: 60 }).map((parts) => parts.join(''));
+  const shapeArb = fc.record({
+    variant: fc.constantFrom('4x6', 'gf-6x10', '5x8+c1+r1', '4x6+s3', '6x10+flow', 'gf-5x8+r1+s2'),
+    width: fc.integer({ min: 40, max: 700 }),
+    height: fc.integer({ min: 40, max: 300 }),
+  });
+
+  it('writes pages that node:zlib, the portable inflater, fast-png and decode read back, in every mode', async () => {
+    const core = await loadWasmCore();
+    await fc.assert(
+      fc.asyncProperty(textArb, shapeArb, async (text, shape) => {
+        const v = parseVariant(shape.variant);
+        const options = { width: shape.width, height: shape.height, ...v };
+        const pngs: Record<string, Uint8Array[]> = { deflate: [], runs: [], stored: [] };
+        for (const page of core.pages(text, options)) {
+          for (const mode of MODES) {
+            const png = page.png(mode);
+            const z = idat(png);
+            expect(Buffer.compare(inflateSync(z), page.scanlines), mode).toBe(0);
+            expect(Buffer.compare(Buffer.from(inflateZlibPortable(z)), page.scanlines), mode).toBe(0);
+            const img = decodePng(png);
+            expect([img.width, img.height, img.depth, img.channels]).toEqual([
+              shape.width,
+              shape.height,
+              1,
+              1,
+            ]);
+            pngs[mode]!.push(png);
+          }
+        }
+        for (const mode of MODES)
+          expect(decode(pngs[mode]!, { variant: shape.variant })).toBe(normalize(text));
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('handles pages of one byte value, of noise, and the largest scale', async () => {
+    let seed = 7;
+    const rand = (): number => {
+      seed ^= seed << 13;
+      seed ^= seed >>> 17;
+      seed ^= seed << 5;
+      return (seed >>> 0) / 2 ** 32;
+    };
+    // Random code points: escapes and rare glyphs everywhere, few repeats.
+    const noise = Array.from({ length: 6000 }, () =>
+      String.fromCodePoint(0x20 + Math.floor(rand() * 0x2fe0)),
+    ).join('');
+    const cases: [string, WasmPageOptions][] = [
+      ['\n\n\nx', { width: 3000, height: 400, cell: '4x6' }], // almost all white
+      ['█'.repeat(20000), { width: 800, height: 600, cell: '6x10' }], // almost all ink
+      [noise, { width: 1000, height: 500, cell: '5x8' }],
+      [englishProse(5000), { width: 1200, height: 900, cell: '6x10', scale: 4 }],
+    ];
+    for (const [text, options] of cases) {
+      for (const png of await corePngs(text, options, 'deflate')) {
+        const stored = (await corePngs(text, options, 'stored'))[0]!;
+        expect(inflateZlibPortable(idat(png)).length).toBe(inflateSync(idat(stored)).length);
+        expect(png.length).toBeLessThanOrEqual(stored.length);
+      }
+    }
+  });
+
+  it('makes prose and log pages no larger than zlib level 1 does', async () => {
+    const log = Array.from(
+      { length: 400 },
+      (_, i) =>
+        `2026-11-30T09:${String(i % 60).padStart(2, '0')}:00.000Z INFO  [api-${i % 4}] request ${i} done`,
+    ).join('\n');
+    for (const text of [englishProse(60_000), log]) {
+      const core = await loadWasmCore();
+      for (const page of core.pages(text, PROSE_PAGE)) {
+        const mine = idat(page.png('deflate')).length;
+        expect(mine).toBeLessThanOrEqual(deflateSync(page.scanlines, { level: 1, memLevel: 9 }).length);
+        break;
+      }
+    }
+  });
+
+  it('gives pinned bytes (golden sha256)', async () => {
+    expect(sha256(await corePngs(englishProse(60_000), PROSE_PAGE, 'deflate'))).toBe(
+      'cb2702a577ab5db3f2871768e682eb2ff3e843508b6e218ec1e61e180acc3fc4',
+    );
+    expect(sha256(await corePngs(englishProse(20_000), GF_PAGE, 'deflate'))).toBe(
+      'e64b829e375df867b833acecf4cbc697439f3e602d855a0624d26c4036eb64ea',
+    );
+  });
+
+  it('gives the same bytes on a fresh core, after other pages and in another process', async () => {
+    const text = englishProse(30_000);
+    const first = await corePngs(text, PROSE_PAGE, 'deflate');
+    const core = await loadWasmCore();
+    for (const _ of core.pages('something else entirely\n'.repeat(2000), PROSE_PAGE)) void _;
+    const again: Uint8Array[] = [];
+    for (const page of core.pages(text, PROSE_PAGE)) again.push(page.png('deflate'));
+    expect(sha256(again)).toBe(sha256(first));
+    const child = execFileSync(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        '--input-type=module',
+        '-e',
+        `import { createHash } from 'node:crypto';
+         import { render } from './src/render/index.ts';
+         import { englishProse } from './src/cli/prose.ts';
+         const r = await render(englishProse(30000), { shape: { width: 1568, height: 784 }, cell: '4x6' });
+         const h = createHash('sha256'); for (const p of r.pages) h.update(p.png);
+         process.stdout.write(h.digest('hex'));`,
+      ],
+      { encoding: 'utf8' },
+    );
+    expect(child).toBe(sha256(first));
+  });
+
+  it("is render()'s 'default' on the WASM engine; a deflate path still selects zlib", async () => {
+    const text = englishProse(30_000);
+    const shape = { width: PROSE_PAGE.width, height: PROSE_PAGE.height };
+    const viaRender = await render(text, { shape, cell: '4x6', engine: 'wasm' });
+    expect(sha256(viaRender.pages.map((p) => p.png))).toBe(
+      sha256(await corePngs(text, PROSE_PAGE, 'deflate')),
+    );
+    const viaZlib = await render(text, { shape, cell: '4x6', engine: 'wasm', deflate: 'zlib' });
+    expect(viaZlib.pages[0]!.png[41]).toBe(0x78);
+    expect(sha256(viaZlib.pages.map((p) => p.png))).not.toBe(sha256(viaRender.pages.map((p) => p.png)));
+    expect(decode(viaRender.pages.map((p) => p.png))).toBe(normalize(text));
+  });
+});

@@ -1,0 +1,80 @@
+/**
+ * The worker-thread pool (src/render-node): real worker threads, the same bytes as render() in page
+ * order, and errors that name their page.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { englishProse } from '../../src/cli/prose.js';
+import { decode, normalize, render } from '../../src/render/index.js';
+import { createRenderPool } from '../../src/render-node/index.js';
+
+describe('render pool', () => {
+  const pool = createRenderPool({ size: 3 });
+  afterAll(() => pool.close());
+
+  it('gives the pages render() gives, in order, byte for byte, for both compressions and layouts', async () => {
+    const text = englishProse(40_000) + '\n\tcafé 😀 \u0000 ─│\n' + 'code();\n'.repeat(300);
+    for (const options of [
+      { shape: { width: 400, height: 200 }, cell: '4x6' as const },
+      { shape: { width: 336, height: 400 }, variant: 'gf-6x10+flow', compression: 'fastest' as const },
+      { shape: { width: 500, height: 120 }, variant: '5x8+c1+r1+s2' },
+    ]) {
+      const serial = await render(text, { ...options, engine: 'wasm' });
+      const seen: number[] = [];
+      const parallel = await pool.render(text, { ...options, onPage: (_, i) => void seen.push(i) });
+      expect(parallel.pages.length).toBeGreaterThan(3);
+      expect(parallel.pages.map((p) => Buffer.from(p.png).toString('base64'))).toEqual(
+        serial.pages.map((p) => Buffer.from(p.png).toString('base64')),
+      );
+      expect(parallel.pages.map((p) => p.chars)).toEqual(serial.pages.map((p) => p.chars));
+      expect([parallel.chars, parallel.escapes, parallel.bytes]).toEqual([
+        serial.chars,
+        serial.escapes,
+        serial.bytes,
+      ]);
+      expect(seen).toEqual(parallel.pages.map((_, i) => i));
+      expect(
+        decode(
+          parallel.pages.map((p) => p.png),
+          { variant: options.variant ?? options.cell },
+        ),
+      ).toBe(normalize(text));
+    }
+  });
+
+  it('serves concurrent renders and texts with fewer pages than workers', async () => {
+    const texts = ['one page', 'two\n'.repeat(40), '', englishProse(20_000)];
+    const shape = { width: 300, height: 100 };
+    const results = await Promise.all(texts.map((t) => pool.render(t, { shape })));
+    for (const [i, t] of texts.entries()) {
+      const serial = await render(t, { shape, engine: 'wasm' });
+      expect(results[i]!.pages.map((p) => Buffer.from(p.png).toString('base64'))).toEqual(
+        serial.pages.map((p) => Buffer.from(p.png).toString('base64')),
+      );
+    }
+  });
+
+  it('rejects bad input like render() does, and a page limit', async () => {
+    await expect(pool.render('x', { shape: { width: 7, height: 100 } })).rejects.toThrow(/at least 2x2/);
+    await expect(
+      pool.render(42 as unknown as string, { shape: { width: 100, height: 100 } }),
+    ).rejects.toThrow(/expected text to be a string, found number/);
+    await expect(
+      pool.render('x\n'.repeat(100), { shape: { width: 100, height: 12 }, maxPages: 3 }),
+    ).rejects.toThrow(/more than 3 pages/);
+    expect(() => createRenderPool({ size: 0 })).toThrow(/size must be an integer ≥ 1, found 0/);
+  });
+
+  it('names the pages a failing worker held, and refuses work once closed', async () => {
+    // A worker whose heap cannot hold the posted text dies (ERR_WORKER_OUT_OF_MEMORY).
+    const small = createRenderPool({
+      size: 1,
+      resourceLimits: { maxOldGenerationSizeMb: 4, maxYoungGenerationSizeMb: 1 },
+    });
+    const text = 'a line of text that fills the page\n'.repeat(600_000);
+    await expect(small.render(text, { shape: { width: 1568, height: 784 } })).rejects.toThrow(
+      /render pool: worker failed on pages 1–\d+: /,
+    );
+    await small.close();
+    await expect(small.render('x', { shape: { width: 100, height: 100 } })).rejects.toThrow(/closed/);
+  });
+});
