@@ -205,6 +205,11 @@ export class LogAppender {
     this.committed += buf.length;
   }
 
+  /** Bytes of the log up to its last commit mark: where the next unit starts. */
+  get size(): number {
+    return this.committed;
+  }
+
   close(): void {
     if (this.fd !== undefined) closeSync(this.fd);
     this.fd = undefined;

@@ -3,13 +3,21 @@
  * in `history.ts`; a backend only stores committed units and blobs). The memory backend in `memory.ts`
  * is the reference; `store/` holds the JSONL + SQLite one. Both pass `test/tree/history.case.ts`.
  */
-import type { LogEntry, LogHeader, LogProblem, Lineage } from '../transcript/log.js';
+import type { LineLocation, LogEntry, LogHeader, LogProblem, Lineage } from '../transcript/log.js';
 import type { AgentHistory } from './history.js';
+import type { TreeState } from './state.js';
 
 export interface LoadedLog {
   header: LogHeader | undefined;
+  /** Committed entries to replay (empty when `tree` is given). */
   entries: readonly { line: number; entry: LogEntry }[];
   problems: LogProblem[];
+  /**
+   * The tree already built from the log while it was streamed (`applyEntry` with each item's location
+   * and a reader), so the entries never had to be held at once; `problems` are the tree's own
+   * (references), reported after the log's.
+   */
+  tree?: { state: TreeState; problems: LogProblem[] };
 }
 
 /** Content-addressed bytes (file snapshots). Keys are lower-case hex sha256 of the content. */
@@ -26,9 +34,10 @@ export interface HistoryBackend {
   load(): LoadedLog;
   /**
    * Durably appends one unit (its last entry is the commit mark): after a crash at any instant a reload
-   * sees all of it or none of it. Returns when the unit is durable.
+   * sees all of it or none of it. Returns when the unit is durable; a backend that can read items back
+   * returns where each entry's line now is (parallel to `unit`), so the history may drop their bodies.
    */
-  write(unit: readonly LogEntry[]): void;
+  write(unit: readonly LogEntry[]): readonly LineLocation[] | void;
   readonly blobs: BlobStore;
   /** Creates the history of `agent` in a new conversation that records `lineage`, opened for writing. */
   createFork(conversation: string, lineage: Lineage): HistoryBackend;
