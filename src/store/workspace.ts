@@ -40,6 +40,7 @@ import type {
   HistoryWorkspace,
   LoadedLog,
 } from '../tree/backend.js';
+import { systemMismatch } from '../tree/backend.js';
 import { AgentHistory, type HistoryOptions } from '../tree/history.js';
 import { applyEntry, emptyState, type TreeState } from '../tree/state.js';
 import { diskBlobs } from './blobs.js';
@@ -72,6 +73,11 @@ export interface OpenHistoryOptions extends HistoryOptions {
   readOnly?: boolean;
   /** Open for writing even though the committed part of the log is damaged (problems stay reported). */
   acceptDamage?: boolean;
+  /**
+   * The system prompt to record when this opens a new history (in its log's header; `AgentHistory.system`).
+   * For an existing history it must be the one recorded, or the open fails.
+   */
+  system?: string;
 }
 
 export interface WorkspaceOptions extends HistoryOptions {
@@ -317,6 +323,7 @@ export class Workspace implements HistoryWorkspace {
     const backend = new DiskBackend(this, conversation, agent, {
       readOnly: options.readOnly ?? false,
       acceptDamage: options.acceptDamage ?? false,
+      ...(options.system !== undefined ? { system: options.system } : {}),
     });
     try {
       return new AgentHistory(backend, { ...this.options, ...options });
@@ -590,7 +597,7 @@ class DiskBackend implements HistoryBackend {
     private readonly ws: Workspace,
     conversation: string,
     agent: string,
-    private readonly mode: { readOnly: boolean; acceptDamage: boolean; lineage?: Lineage },
+    private readonly mode: { readOnly: boolean; acceptDamage: boolean; lineage?: Lineage; system?: string },
   ) {
     this.conversation = validateId('conversation', conversation);
     this.agent = validateId('agent', agent);
@@ -610,6 +617,7 @@ class DiskBackend implements HistoryBackend {
           agent,
           created: new Date().toISOString(),
           ...(mode.lineage ? { forkedFrom: mode.lineage } : {}),
+          ...(mode.system !== undefined ? { system: mode.system } : {}),
         };
         createLog(this.path, header);
       } else if (mode.lineage) {
@@ -636,6 +644,8 @@ class DiskBackend implements HistoryBackend {
         keepEntries: false,
         onCommitted: (line, entry, at) => applyEntry(tree, entry, line, treeProblems, at),
       });
+      if (mode.system !== undefined && parsed.header && parsed.header.system !== mode.system)
+        throw new Error(systemMismatch(conversation, agent, parsed.header.system));
       const problems = [...parsed.problems];
       if (row) {
         const hashThere = parsed.commitHashes.get(row.lines);
@@ -815,7 +825,7 @@ class DiskBackend implements HistoryBackend {
     return at;
   }
 
-  createFork(conversation: string, lineage: Lineage): HistoryBackend {
+  createFork(conversation: string, lineage: Lineage, system?: string): HistoryBackend {
     validateId('conversation', conversation);
     if (this.ws.conversation(conversation))
       throw new Error(`fork: conversation ${conversation} already exists in ${this.ws.dir}`);
@@ -823,6 +833,7 @@ class DiskBackend implements HistoryBackend {
       readOnly: false,
       acceptDamage: false,
       lineage,
+      ...(system !== undefined ? { system } : {}),
     });
   }
 

@@ -31,6 +31,11 @@ export interface LogHeader {
   agent: string;
   created: string;
   forkedFrom?: Lineage;
+  /**
+   * The system prompt the history was recorded under (an importer's), fixed when the log is created:
+   * views and compaction send it unless the caller gives another.
+   */
+  system?: string;
 }
 
 /** A labelled position: the gap right after item `at` (`null`: before the first item). */

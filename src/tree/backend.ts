@@ -39,8 +39,11 @@ export interface HistoryBackend {
    */
   write(unit: readonly LogEntry[]): readonly LineLocation[] | void;
   readonly blobs: BlobStore;
-  /** Creates the history of `agent` in a new conversation that records `lineage`, opened for writing. */
-  createFork(conversation: string, lineage: Lineage): HistoryBackend;
+  /**
+   * Creates the history of `agent` in a new conversation that records `lineage` (and the source's
+   * system prompt, when it has one), opened for writing.
+   */
+  createFork(conversation: string, lineage: Lineage, system?: string): HistoryBackend;
   /** A fresh conversation id for a fork (valid as a file name). */
   newConversationId(): string;
   /** Releases the writer lock (if any). Further writes throw. */
@@ -62,10 +65,21 @@ export class HistoryLockedError extends Error {
 }
 
 /** What every workspace offers (the memory reference and the disk workspace). */
+/** What a history is created with (ignored when it exists, except that a different one is an error). */
+export interface CreateHistoryOptions {
+  /** The system prompt to record in the new log's header (`AgentHistory.system`). */
+  system?: string;
+}
+
 export interface HistoryWorkspace {
   /** Opens (creating when new) the history of `agent` in `conversation` for writing. */
-  history(conversation: string, agent?: string): AgentHistory;
+  history(conversation: string, agent?: string, options?: CreateHistoryOptions): AgentHistory;
   conversation(id: string): ConversationInfo | undefined;
   conversations(): string[];
   close(): void;
+}
+
+/** The error for a system prompt given to an existing history that was created with another. */
+export function systemMismatch(conversation: string, agent: string, recorded: string | undefined): string {
+  return `conversation ${conversation} agent ${agent} exists and was created with ${recorded === undefined ? 'no system prompt' : `another system prompt (${recorded.length} chars)`}; a history's system prompt is fixed when it is created`;
 }

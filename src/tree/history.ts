@@ -98,6 +98,14 @@ export class AgentHistory {
     return this.pending.length > 0 ? this.pendingTip : this.state.tip;
   }
 
+  /**
+   * The system prompt recorded when the history was created (an imported transcript's), or
+   * `undefined`. Views and compaction send it unless the caller gives another.
+   */
+  get system(): string | undefined {
+    return this.header?.system;
+  }
+
   /** Last committed turn number. */
   get turn(): number {
     return this.state.turn;
@@ -258,11 +266,11 @@ export class AgentHistory {
     this.assertBoundary('fork');
     const path = pathTo(this.state, this.state.tip);
     const conversation = options.conversation ?? this.backend.newConversationId();
-    const target = this.backend.createFork(conversation, {
-      conversation: this.conversation,
-      agent: this.agent,
-      tip: this.state.tip,
-    });
+    const target = this.backend.createFork(
+      conversation,
+      { conversation: this.conversation, agent: this.agent, tip: this.state.tip },
+      this.system,
+    );
     const ids = new Map<string, string>();
     const entries: LogEntry[] = [];
     for (const item of path) {
