@@ -13,13 +13,15 @@ import { RUNGS, type RungName } from '../compaction/types.js';
 import { resolveProfile } from '../providers/index.js';
 import { CELL_NAMES, type CellName } from '../render/index.js';
 import { IMPORT_FORMATS, importTranscript, type ImportFormat } from '../transcript/import/index.js';
+import type { Item } from '../transcript/items.js';
 import { WIRE_PROVIDERS, type WireProvider } from '../views/index.js';
 import { UsageError, type CliIO, type Command } from './command.js';
 import { pageFileName } from './page-files.js';
 import { maxCerOption, readLegibilityFile, variantOption } from './legibility-options.js';
-import { systemPrompt } from './view.js';
+import { loadWorkspacePath, systemPrompt } from './view.js';
 
 const usage = `usage: glyphfold compact FILE --model ID --out DIR [options]
+       glyphfold compact --workspace DIR [CONVERSATION] --model ID --out DIR [options]
 
 Imports a transcript (Claude Code, Codex, OpenAI Chat, Anthropic, Vercel AI SDK, LangChain, SWE-agent
 .traj or glyphfold JSONL), climbs the
@@ -46,8 +48,11 @@ DIR/records.json (the compaction items a history would append). Prints the repor
   --summarizer ID       model for the summary rung (needs its API key in the environment)
   --summarizer-url URL  base URL for the summarizer's API
   --instructions TEXT   what the summary should focus on
+  --workspace DIR       compact the active path of CONVERSATION (default: the most recent) of a
+                        glyphfold workspace, read-only, instead of a FILE
+  --agent NAME          the agent whose history to compact (default: main)
   --system TEXT         system prompt the request carries (counted in the budget); default: the
-                        one the transcript carried, if any
+                        one the transcript carried (or the workspace history recorded), if any
   --system-file F       read the system prompt from a file
   --json                print one JSON object (report, request file, page files) instead of text
 `;
@@ -126,10 +131,19 @@ export const compactCommand: Command = {
         instructions: { type: 'string' },
         system: { type: 'string' },
         'system-file': { type: 'string' },
+        workspace: { type: 'string' },
+        agent: { type: 'string', default: 'main' },
         json: { type: 'boolean', default: false },
       },
     });
-    if (positionals.length !== 1) throw new UsageError(`expected one FILE, found ${positionals.length}`);
+    if (values.workspace !== undefined) {
+      if (positionals.length > 1)
+        throw new UsageError(
+          `expected at most one CONVERSATION with --workspace, found ${positionals.length}`,
+        );
+      if (values.format !== undefined) throw new UsageError('--format applies to a FILE, not to --workspace');
+    } else if (positionals.length !== 1)
+      throw new UsageError(`expected one FILE, found ${positionals.length}`);
     if (!values.model) throw new UsageError('--model ID is required');
     if (!values.out) throw new UsageError('--out DIR is required');
     if (values.format !== undefined && !(IMPORT_FORMATS as readonly string[]).includes(values.format)) {
@@ -150,9 +164,17 @@ export const compactCommand: Command = {
         ? undefined
         : await readLegibilityFile(resolve(io.cwd, values.legibility), values.legibility);
 
-    const file = positionals[0]!;
-    const text = await readFile(resolve(io.cwd, file), 'utf8');
-    const imported = importTranscript(text, values.format ? { format: values.format as ImportFormat } : {});
+    let file: string;
+    let imported: { items: Item[]; system?: string; format: string; warnings: string[] };
+    if (values.workspace !== undefined) {
+      const loaded = loadWorkspacePath(resolve(io.cwd, values.workspace), positionals[0], values.agent);
+      file = `${values.workspace} conversation ${loaded.conversation} agent ${values.agent}`;
+      imported = { ...loaded, format: 'workspace', warnings: [] };
+    } else {
+      file = positionals[0]!;
+      const text = await readFile(resolve(io.cwd, file), 'utf8');
+      imported = importTranscript(text, values.format ? { format: values.format as ImportFormat } : {});
+    }
 
     const options: CompactionOptions = {
       model: values.model,
@@ -166,7 +188,12 @@ export const compactCommand: Command = {
         ...(values.trigger ? { triggerAt: values.trigger } : {}),
       },
     };
-    const system = await systemPrompt(values, imported.system, io);
+    const system = await systemPrompt(
+      values,
+      imported.system,
+      io,
+      values.workspace !== undefined ? 'history' : 'transcript',
+    );
     if (system !== undefined) options.request = { system };
     if (values.wire) options.wire = values.wire as WireProvider;
     if (values.rungs) options.rungs = rungList(values.rungs);

@@ -11,7 +11,8 @@ import { requireWorkspace } from './args.js';
 const usage = `usage: glyphfold import FILE --workspace DIR [--conversation ID] [--agent NAME] [--format FORMAT]
 
 Imports a transcript (${IMPORT_FORMATS.join(', ')}; detected unless --format is given) into a
-new conversation of the workspace. The conversation id defaults to the file name plus a short hash of
+new conversation of the workspace, with its system prompt when it has one (recorded in the log's
+header; view and compact --workspace send it). The conversation id defaults to the file name plus a short hash of
 its content, so importing the same file twice is refused rather than duplicated.
 `;
 
@@ -57,7 +58,12 @@ export const importCommand: Command = {
         throw new Error(
           `conversation ${conversation} agent ${values.agent} already exists in ${dir}; pass another --conversation`,
         );
-      const history = ws.history(conversation, values.agent);
+      // The transcript's system prompt goes into the new log's header: view/compact --workspace send it.
+      const history = ws.history(
+        conversation,
+        values.agent,
+        result.system !== undefined ? { system: result.system } : {},
+      );
       try {
         history.adopt(result.items);
       } finally {
@@ -68,7 +74,9 @@ export const importCommand: Command = {
     }
     for (const w of result.warnings) io.stderr.write(`warning: ${w}\n`);
     io.stdout.write(
-      `imported ${result.items.length} items (${result.format}) into conversation ${conversation} agent ${values.agent}\n`,
+      `imported ${result.items.length} items (${result.format}) into conversation ${conversation} agent ${values.agent}` +
+        (result.system !== undefined ? `, with its system prompt (${result.system.length} chars)` : '') +
+        '\n',
     );
     return 0;
   },

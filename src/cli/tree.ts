@@ -67,9 +67,7 @@ export const treeCommand: Command = {
         const from = h.header?.forkedFrom
           ? ` (forked from ${h.header.forkedFrom.conversation} at ${h.header.forkedFrom.tip ?? 'start'})`
           : '';
-        io.stdout.write(
-          `conversation ${id} agent ${agent}: ${h.items().length} items, turn ${h.turn}${from}\n`,
-        );
+        io.stdout.write(`conversation ${id} agent ${agent}: ${h.itemCount} items, turn ${h.turn}${from}\n`);
         for (const p of h.problems) io.stdout.write(`! ${p.kind}: ${p.message}\n`);
         io.stdout.write(renderTree(h.items(), h.tip, h.checkpoints(), { width }));
       }

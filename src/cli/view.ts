@@ -45,7 +45,7 @@ calls and results are paired first; each repair is reported on stderr, with a to
     .map(([p, m]) => `${p} ${m}`)
     .join(', ')})
   --system TEXT       system prompt to send (not part of the record); default: the one the
-                      transcript carried, if any
+                      transcript carried (or the workspace history recorded at import), if any
   --system-file F     read the system prompt from a file
   --format F          transcript format (${IMPORT_FORMATS.join(', ')}); default: detected
   --screen            print what a person reads instead (bubbles, with hidden items counted)
@@ -54,8 +54,15 @@ calls and results are paired first; each repair is reported on stderr, with a to
   --agent NAME        the agent whose history to view (default: main)
 `;
 
-/** The active path (root → tip) of one agent of a workspace conversation; the most recent one by default. */
-function loadWorkspacePath(dir: string, conversation: string | undefined, agent: string): Item[] {
+/**
+ * The active path (root → tip) of one agent of a workspace conversation (the most recent one by
+ * default), with the system prompt its history was created with.
+ */
+export function loadWorkspacePath(
+  dir: string,
+  conversation: string | undefined,
+  agent: string,
+): { items: Item[]; system?: string; conversation: string } {
   // Reading must not create a workspace where there is none.
   if (!existsSync(dir)) throw new Error(`--workspace: no such directory '${dir}'`);
   const ws = Workspace.open(dir, { readOnly: true });
@@ -77,7 +84,9 @@ function loadWorkspacePath(dir: string, conversation: string | undefined, agent:
       );
     if (!info.agents.includes(agent))
       throw new Error(`conversation '${id}' has no agent '${agent}'; it has: ${info.agents.join(', ')}`);
-    return ws.history(id, agent, { readOnly: true }).path();
+    const h = ws.history(id, agent, { readOnly: true });
+    const system = h.system;
+    return { items: h.path(), conversation: id, ...(system !== undefined ? { system } : {}) };
   } finally {
     ws.close();
   }
@@ -93,7 +102,12 @@ async function loadPath(
       throw new UsageError(
         `expected at most one CONVERSATION, found ${positionals.length}: ${positionals.join(' ')}`,
       );
-    return { items: loadWorkspacePath(resolve(io.cwd, options.workspace), positionals[0], options.agent) };
+    const { items, system } = loadWorkspacePath(
+      resolve(io.cwd, options.workspace),
+      positionals[0],
+      options.agent,
+    );
+    return { items, ...(system !== undefined ? { system } : {}) };
   }
   if (positionals.length !== 1)
     throw new UsageError(
@@ -118,6 +132,7 @@ export async function systemPrompt(
   values: { system?: string | undefined; 'system-file'?: string | undefined },
   imported: string | undefined,
   io: CliIO,
+  from: 'transcript' | 'history' = 'transcript',
 ): Promise<string | undefined> {
   if (values['system-file'] !== undefined && values.system !== undefined)
     throw new UsageError('--system and --system-file: give one, not both');
@@ -125,7 +140,7 @@ export async function systemPrompt(
   if (values.system !== undefined) return values.system;
   if (imported !== undefined)
     io.stderr.write(
-      `system: the transcript's own (${imported.length} chars); --system or --system-file replaces it\n`,
+      `system: the ${from}'s own (${imported.length} chars); --system or --system-file replaces it\n`,
     );
   return imported;
 }
@@ -173,7 +188,12 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   const resolved = resolveProfile(model);
   if (resolved.note) io.stderr.write(`profile: ${resolved.note}\n`);
   const request: WireRequest = { model, profile: resolved.profile };
-  const system = await systemPrompt(values, loaded.system, io);
+  const system = await systemPrompt(
+    values,
+    loaded.system,
+    io,
+    values.workspace !== undefined ? 'history' : 'transcript',
+  );
   if (system !== undefined) request.system = system;
 
   const { body, repairs } = wireView(provider, path, request);

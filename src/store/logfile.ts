@@ -140,9 +140,10 @@ export class LogWriteError extends Error {
 }
 
 /**
- * Default largest log, in bytes: 1 GiB. A history is loaded into memory whole on open (its items make
- * the tree), so the limit keeps every log openable; `commit()` past it throws `LogFullError` and
- * writes nothing. `Workspace.open(dir, { maxLogBytes })` changes it.
+ * Default largest log, in bytes: 1 GiB. Opening a log costs an index of its items, not its bytes (a
+ * 2 GiB log opens in < 200 MB), but building a request reads the whole active path into memory, and
+ * there is no segment rotation: the limit keeps every history usable. `commit()` past it throws
+ * `LogFullError` and writes nothing. `Workspace.open(dir, { maxLogBytes })` changes it.
  */
 export const DEFAULT_MAX_LOG_BYTES = 1 << 30;
 
@@ -182,7 +183,7 @@ export class LogAppender {
       throw new LogFullError(
         `log ${this.path}: this unit of ${buf.length} bytes would take the log to ${this.committed + buf.length} bytes, ` +
           `over its limit of ${this.maxBytes} (maxLogBytes); nothing was written. Continue in a new conversation, ` +
-          `or raise maxLogBytes (an open history holds its whole log in memory)`,
+          `or raise maxLogBytes (building a request reads the whole active path into memory)`,
       );
     let done = 0;
     try {
@@ -204,6 +205,11 @@ export class LogAppender {
       );
     }
     this.committed += buf.length;
+  }
+
+  /** Bytes of the log up to its last commit mark: where the next unit starts. */
+  get size(): number {
+    return this.committed;
   }
 
   close(): void {

@@ -9,11 +9,30 @@
  * Opening a history reads its own log and one database row, nothing else, so it costs the same in a
  * workspace of one conversation or of thousands.
  */
-import { existsSync, mkdirSync, readdirSync, renameSync, statSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readSync,
+  renameSync,
+  statSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import type { Checkpoint, LogEntry, LogHeader, LogProblem, Lineage, ParsedLog } from '../transcript/log.js';
-import { encodeEntries, LOG_VERSION } from '../transcript/log.js';
+import type { Item } from '../transcript/items.js';
+import { sha256Hex } from '../transcript/hash.js';
+import type {
+  Checkpoint,
+  LineLocation,
+  LogEntry,
+  LogHeader,
+  LogProblem,
+  Lineage,
+  ParsedLog,
+} from '../transcript/log.js';
+import { decodeEntryLine, encodeEntries, LOG_VERSION } from '../transcript/log.js';
 import type {
   BlobStore,
   ConversationInfo,
@@ -21,8 +40,9 @@ import type {
   HistoryWorkspace,
   LoadedLog,
 } from '../tree/backend.js';
+import { systemMismatch } from '../tree/backend.js';
 import { AgentHistory, type HistoryOptions } from '../tree/history.js';
-import { applyEntry, emptyState } from '../tree/state.js';
+import { applyEntry, emptyState, type TreeState } from '../tree/state.js';
 import { diskBlobs } from './blobs.js';
 import { openDatabase, type ConversationRow, type Db, type HistoryRow, type Statement } from './db.js';
 import { validateId } from './ids.js';
@@ -53,6 +73,11 @@ export interface OpenHistoryOptions extends HistoryOptions {
   readOnly?: boolean;
   /** Open for writing even though the committed part of the log is damaged (problems stay reported). */
   acceptDamage?: boolean;
+  /**
+   * The system prompt to record when this opens a new history (in its log's header; `AgentHistory.system`).
+   * For an existing history it must be the one recorded, or the open fails.
+   */
+  system?: string;
 }
 
 export interface WorkspaceOptions extends HistoryOptions {
@@ -63,6 +88,11 @@ export interface WorkspaceOptions extends HistoryOptions {
   logIo?: LogIo;
   /** Largest log in bytes (default `DEFAULT_MAX_LOG_BYTES`, 1 GiB); a commit past it throws `LogFullError`. */
   maxLogBytes?: number;
+  /**
+   * Bytes of item lines an open history keeps in memory (default `DEFAULT_RETAIN_BYTES`, 16 MiB), the
+   * newest first; older items are read back from the log when asked for. 0 keeps none.
+   */
+  retainBytes?: number;
   /**
    * Open an existing workspace for reading: a missing one is an error instead of being created, no
    * history opens for writing, and without a `workspace.db` the index is built in memory from the logs.
@@ -194,6 +224,8 @@ export class Workspace implements HistoryWorkspace {
   readonly logIo: LogIo;
   /** @internal */
   readonly maxLogBytes: number;
+  /** @internal */
+  readonly retainBytes: number | undefined;
   private readonly readOnlyWorkspace: boolean;
 
   private constructor(
@@ -201,7 +233,8 @@ export class Workspace implements HistoryWorkspace {
     readonly dir: string,
     options: WorkspaceOptions,
   ) {
-    const { logIo, maxLogBytes, readOnly, ...history } = options;
+    const { logIo, maxLogBytes, readOnly, retainBytes, ...history } = options;
+    this.retainBytes = retainBytes;
     this.options = history;
     this.readOnlyWorkspace = readOnly ?? false;
     this.logIo = logIo ?? nodeLogIo;
@@ -290,6 +323,7 @@ export class Workspace implements HistoryWorkspace {
     const backend = new DiskBackend(this, conversation, agent, {
       readOnly: options.readOnly ?? false,
       acceptDamage: options.acceptDamage ?? false,
+      ...(options.system !== undefined ? { system: options.system } : {}),
     });
     try {
       return new AgentHistory(backend, { ...this.options, ...options });
@@ -548,7 +582,11 @@ class DiskBackend implements HistoryBackend {
   private readonly path: string;
   private release: (() => void) | undefined;
   private appender: LogAppender | undefined;
-  private loaded: LoadedLog & { entries: { line: number; entry: LogEntry }[] };
+  private loaded: LoadedLog;
+  /** Set once a history took the tree: from then on it applies what is written (a fork writes before). */
+  private handedOver = false;
+  /** Format version of the log (its header's), to decode lines read back. */
+  private version: number;
   private head: string;
   private lines: number;
   private tip: string | null;
@@ -559,7 +597,7 @@ class DiskBackend implements HistoryBackend {
     private readonly ws: Workspace,
     conversation: string,
     agent: string,
-    private readonly mode: { readOnly: boolean; acceptDamage: boolean; lineage?: Lineage },
+    private readonly mode: { readOnly: boolean; acceptDamage: boolean; lineage?: Lineage; system?: string },
   ) {
     this.conversation = validateId('conversation', conversation);
     this.agent = validateId('agent', agent);
@@ -579,6 +617,7 @@ class DiskBackend implements HistoryBackend {
           agent,
           created: new Date().toISOString(),
           ...(mode.lineage ? { forkedFrom: mode.lineage } : {}),
+          ...(mode.system !== undefined ? { system: mode.system } : {}),
         };
         createLog(this.path, header);
       } else if (mode.lineage) {
@@ -597,7 +636,16 @@ class DiskBackend implements HistoryBackend {
           created: new Date().toISOString(),
         });
       }
-      let parsed = readLog(this.path);
+      // The tree is built while the log streams by, keeping item locations and only the newest bodies:
+      // no copy of the log's entries is ever held (docs/store.md, "Size").
+      const tree: TreeState = emptyState((at, id) => this.readItem(at, id), ws.retainBytes);
+      const treeProblems: LogProblem[] = [];
+      let parsed = readLog(this.path, undefined, {
+        keepEntries: false,
+        onCommitted: (line, entry, at) => applyEntry(tree, entry, line, treeProblems, at),
+      });
+      if (mode.system !== undefined && parsed.header && parsed.header.system !== mode.system)
+        throw new Error(systemMismatch(conversation, agent, parsed.header.system));
       const problems = [...parsed.problems];
       if (row) {
         const hashThere = parsed.commitHashes.get(row.lines);
@@ -640,24 +688,36 @@ class DiskBackend implements HistoryBackend {
       // Bring the index up to date unless that would erase the evidence of damage.
       const stale = !row || row.lines !== parsed.committedLines || row.head !== (parsed.lastHash ?? null);
       let s: Summary | undefined;
+      const summary = (): Summary => ({
+        tip: tree.tip,
+        turn: tree.turn,
+        items: tree.order.length,
+        checkpoints: [...tree.checkpoints.values()],
+      });
       if (stale && (damage.length === 0 || mode.acceptDamage)) {
         try {
-          s = ws.db.transaction(() => ws.indexHistory(conversation, agent, parsed))();
+          s = ws.db.transaction(() => ws.indexHistory(conversation, agent, parsed, summary()))();
         } catch (err) {
           // The index is a cache of the log (a full disk, a read-only directory): the history opens
           // from the log alone, and the row is brought up to date by a later open.
           process.emitWarning(
             `glyphfold: workspace index not updated for ${what} (reading the log instead): ${(err as Error).message}`,
           );
-          s = summarize(parsed);
+          s = summary();
         }
       }
       // A writer keeps the row's counters current; a reader that found the row fresh needs none.
-      if (!mode.readOnly) s ??= summarize(parsed);
+      if (!mode.readOnly) s ??= summary();
       this.tip = s?.tip ?? row?.tip ?? null;
       this.turn = s?.turn ?? row?.turn ?? 0;
       this.items = s?.items ?? row?.items ?? 0;
-      this.loaded = { header: parsed.header, entries: [...parsed.entries], problems };
+      this.version = parsed.header?.v ?? LOG_VERSION;
+      this.loaded = {
+        header: parsed.header,
+        entries: [],
+        problems,
+        tree: { state: tree, problems: treeProblems },
+      };
       if (!mode.readOnly) this.appender = new LogAppender(this.path, ws.logIo, ws.maxLogBytes);
     } catch (err) {
       this.close();
@@ -670,19 +730,50 @@ class DiskBackend implements HistoryBackend {
   }
 
   load(): LoadedLog {
+    this.handedOver = true;
     return this.loaded;
   }
 
-  write(unit: readonly LogEntry[]): void {
+  /**
+   * Reads back an item the history dropped from memory: the line at `at`, checked against the hash it
+   * had when indexed (a log changed under an open history is an error, never a wrong item).
+   */
+  private readItem(at: LineLocation, id: string): Item {
+    const where = `log ${this.path}: item ${id} at byte ${at.offset}`;
+    const bytes = Buffer.allocUnsafe(at.length);
+    const fd = openSync(this.path, 'r');
+    try {
+      let done = 0;
+      while (done < at.length) {
+        const n = readSync(fd, bytes, done, at.length - done, at.offset + done);
+        if (n === 0)
+          throw new Error(`${where}: the log ends before the item (${done} of ${at.length} bytes)`);
+        done += n;
+      }
+    } finally {
+      closeSync(fd);
+    }
+    if (sha256Hex(bytes) !== at.hash)
+      throw new Error(
+        `${where}: the bytes changed since the log was opened (sha256 ${at.hash.slice(0, 12)}… expected)`,
+      );
+    const entry = decodeEntryLine(bytes, this.version);
+    if (entry.t !== 'item' || entry.item.id !== id)
+      throw new Error(
+        `${where}: the line holds ${entry.t === 'item' ? `item ${entry.item.id}` : `a ${entry.t} entry`}`,
+      );
+    return entry.item;
+  }
+
+  write(unit: readonly LogEntry[]): readonly LineLocation[] {
     if (!this.appender)
       throw new Error(
         `conversation ${this.conversation} agent ${this.agent} is ${this.mode.readOnly ? 'open read-only' : 'closed'}`,
       );
-    const { text, lastHash } = encodeEntries(unit, this.head);
+    const { text, lastHash, lines } = encodeEntries(unit, this.head);
+    const base = this.appender.size;
     this.appender.append(text);
     this.head = lastHash;
-    for (let i = 0; i < unit.length; i++)
-      this.loaded.entries.push({ line: this.lines + 1 + i, entry: unit[i]! });
     this.lines += unit.length;
     const checkpoints: Checkpoint[] = [];
     for (const e of unit) {
@@ -724,9 +815,17 @@ class DiskBackend implements HistoryBackend {
         `glyphfold: workspace index not updated for conversation ${this.conversation} agent ${this.agent} (the log is; it is reindexed on next open): ${(err as Error).message}`,
       );
     }
+    const at = lines.map((l) => ({ ...l, offset: base + l.offset }));
+    if (!this.handedOver) {
+      const tree = this.loaded.tree!;
+      unit.forEach((e, i) =>
+        applyEntry(tree.state, e, this.lines - unit.length + 1 + i, tree.problems, at[i]),
+      );
+    }
+    return at;
   }
 
-  createFork(conversation: string, lineage: Lineage): HistoryBackend {
+  createFork(conversation: string, lineage: Lineage, system?: string): HistoryBackend {
     validateId('conversation', conversation);
     if (this.ws.conversation(conversation))
       throw new Error(`fork: conversation ${conversation} already exists in ${this.ws.dir}`);
@@ -734,6 +833,7 @@ class DiskBackend implements HistoryBackend {
       readOnly: false,
       acceptDamage: false,
       lineage,
+      ...(system !== undefined ? { system } : {}),
     });
   }
 

@@ -31,6 +31,11 @@ export interface LogHeader {
   agent: string;
   created: string;
   forkedFrom?: Lineage;
+  /**
+   * The system prompt the history was recorded under (an importer's), fixed when the log is created:
+   * views and compaction send it unless the caller gives another.
+   */
+  system?: string;
 }
 
 /** A labelled position: the gap right after item `at` (`null`: before the first item). */
@@ -93,19 +98,50 @@ export function encodeHeader(header: LogHeader): { text: string; hash: string } 
   return { text: text + '\n', hash: sha256Hex(text) };
 }
 
-/** Encodes entries as chained lines after a line whose hash is `prev`. */
+/** Where one line of a log is: its byte offset, its length in bytes (without the '\n') and its sha256. */
+export interface LineLocation {
+  offset: number;
+  length: number;
+  hash: string;
+}
+
+/**
+ * Encodes entries as chained lines after a line whose hash is `prev`. `lines` gives each line's length
+ * and hash, with offsets counted from the start of `text`.
+ */
 export function encodeEntries(
   entries: readonly LogEntry[],
   prev: string,
-): { text: string; lastHash: string } {
+): { text: string; lastHash: string; lines: LineLocation[] } {
   let text = '';
   let hash = prev;
+  let offset = 0;
+  const lines: LineLocation[] = [];
   for (const entry of entries) {
     const line = canonicalJson({ ...entry, prev: hash });
     hash = sha256Hex(line);
     text += line + '\n';
+    const length = Buffer.byteLength(line);
+    lines.push({ offset, length, hash });
+    offset += length + 1;
   }
-  return { text, lastHash: hash };
+  return { text, lastHash: hash, lines };
+}
+
+/**
+ * Decodes one committed entry line of a log written in format `version` (bytes without the '\n'), as
+ * the parser does: JSON, migrations to the current version, then validation. Throws with the reason.
+ * A store that dropped an item from memory reads it back through this.
+ */
+export function decodeEntryLine(
+  bytes: Uint8Array,
+  version: number,
+  migrations: readonly Migration[] = MIGRATIONS,
+): LogEntry {
+  const parsed: unknown = JSON.parse(decodeLine(bytes));
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new Error('not a JSON object');
+  return checkEntry(migrate(parsed as Record<string, unknown>, version, migrations));
 }
 
 function checkEntry(raw: Record<string, unknown>): LogEntry {
@@ -175,18 +211,21 @@ export class LogParser {
   private readonly commitHashes = new Map<number, string>();
 
   private readonly keepEntries: boolean;
-  private readonly onCommitted: ((line: number, entry: LogEntry) => void) | undefined;
+  private readonly onCommitted: ((line: number, entry: LogEntry, at: LineLocation) => void) | undefined;
+  /** Where each pending entry's line is (parallel to `pending`). */
+  private pendingAt: LineLocation[] = [];
 
   /**
-   * `onCommitted` receives every committed entry in order as its commit mark is read; with
-   * `keepEntries: false` the result's `entries` stay empty, so a caller that only summarises a log
-   * (reindex) holds one unit at a time, not the log.
+   * `onCommitted` receives every committed entry in order as its commit mark is read, with where its
+   * line is in the file; with `keepEntries: false` the result's `entries` stay empty, so a caller that
+   * only summarises a log (reindex) or keeps an index of it (a history) holds one unit at a time, not
+   * the log.
    */
   constructor(
     options: {
       migrations?: readonly Migration[];
       keepEntries?: boolean;
-      onCommitted?: (line: number, entry: LogEntry) => void;
+      onCommitted?: (line: number, entry: LogEntry, at: LineLocation) => void;
     } = {},
   ) {
     this.keepEntries = options.keepEntries ?? true;
@@ -199,6 +238,7 @@ export class LogParser {
   /** One complete line, without its '\n'. */
   line(bytes: Uint8Array): void {
     const lineNo = ++this.lineNo;
+    const start = this.offset;
     this.offset += bytes.length + 1;
     if (this.stopped) return;
     const hash = sha256Hex(bytes);
@@ -267,19 +307,20 @@ export class LogParser {
       return;
     }
     if (this.pending.length === 0) this.pendingFrom = lineNo;
+    this.pending.push({ line: lineNo, entry });
+    this.pendingAt.push({ offset: start, length: bytes.length, hash });
     if (entry.t === 'commit') {
-      this.pending.push({ line: lineNo, entry });
-      for (const p of this.pending) {
+      for (let i = 0; i < this.pending.length; i++) {
+        const p = this.pending[i]!;
         if (this.keepEntries) this.entries.push(p);
-        this.onCommitted?.(p.line, p.entry);
+        this.onCommitted?.(p.line, p.entry, this.pendingAt[i]!);
       }
       this.pending = [];
+      this.pendingAt = [];
       this.committedLines = lineNo;
       this.committedBytes = this.offset;
       this.lastHash = hash;
       this.commitHashes.set(lineNo, hash);
-    } else {
-      this.pending.push({ line: lineNo, entry });
     }
   }
 

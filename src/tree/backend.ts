@@ -3,13 +3,21 @@
  * in `history.ts`; a backend only stores committed units and blobs). The memory backend in `memory.ts`
  * is the reference; `store/` holds the JSONL + SQLite one. Both pass `test/tree/history.case.ts`.
  */
-import type { LogEntry, LogHeader, LogProblem, Lineage } from '../transcript/log.js';
+import type { LineLocation, LogEntry, LogHeader, LogProblem, Lineage } from '../transcript/log.js';
 import type { AgentHistory } from './history.js';
+import type { TreeState } from './state.js';
 
 export interface LoadedLog {
   header: LogHeader | undefined;
+  /** Committed entries to replay (empty when `tree` is given). */
   entries: readonly { line: number; entry: LogEntry }[];
   problems: LogProblem[];
+  /**
+   * The tree already built from the log while it was streamed (`applyEntry` with each item's location
+   * and a reader), so the entries never had to be held at once; `problems` are the tree's own
+   * (references), reported after the log's.
+   */
+  tree?: { state: TreeState; problems: LogProblem[] };
 }
 
 /** Content-addressed bytes (file snapshots). Keys are lower-case hex sha256 of the content. */
@@ -26,12 +34,16 @@ export interface HistoryBackend {
   load(): LoadedLog;
   /**
    * Durably appends one unit (its last entry is the commit mark): after a crash at any instant a reload
-   * sees all of it or none of it. Returns when the unit is durable.
+   * sees all of it or none of it. Returns when the unit is durable; a backend that can read items back
+   * returns where each entry's line now is (parallel to `unit`), so the history may drop their bodies.
    */
-  write(unit: readonly LogEntry[]): void;
+  write(unit: readonly LogEntry[]): readonly LineLocation[] | void;
   readonly blobs: BlobStore;
-  /** Creates the history of `agent` in a new conversation that records `lineage`, opened for writing. */
-  createFork(conversation: string, lineage: Lineage): HistoryBackend;
+  /**
+   * Creates the history of `agent` in a new conversation that records `lineage` (and the source's
+   * system prompt, when it has one), opened for writing.
+   */
+  createFork(conversation: string, lineage: Lineage, system?: string): HistoryBackend;
   /** A fresh conversation id for a fork (valid as a file name). */
   newConversationId(): string;
   /** Releases the writer lock (if any). Further writes throw. */
@@ -53,10 +65,21 @@ export class HistoryLockedError extends Error {
 }
 
 /** What every workspace offers (the memory reference and the disk workspace). */
+/** What a history is created with (ignored when it exists, except that a different one is an error). */
+export interface CreateHistoryOptions {
+  /** The system prompt to record in the new log's header (`AgentHistory.system`). */
+  system?: string;
+}
+
 export interface HistoryWorkspace {
   /** Opens (creating when new) the history of `agent` in `conversation` for writing. */
-  history(conversation: string, agent?: string): AgentHistory;
+  history(conversation: string, agent?: string, options?: CreateHistoryOptions): AgentHistory;
   conversation(id: string): ConversationInfo | undefined;
   conversations(): string[];
   close(): void;
+}
+
+/** The error for a system prompt given to an existing history that was created with another. */
+export function systemMismatch(conversation: string, agent: string, recorded: string | undefined): string {
+  return `conversation ${conversation} agent ${agent} exists and was created with ${recorded === undefined ? 'no system prompt' : `another system prompt (${recorded.length} chars)`}; a history's system prompt is fixed when it is created`;
 }

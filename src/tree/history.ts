@@ -15,7 +15,7 @@ import type { HistoryBackend } from './backend.js';
 import { extractiveDigest } from './digest.js';
 import { restoreFiles, snapshotFiles, type FileRestore } from './files.js';
 import { resumeCut, type ResumeOptions, type ResumeResult } from './resume.js';
-import { applyEntry, childrenOf, emptyState, pathTo, type TreeState } from './state.js';
+import { applyEntry, bodyOf, childrenOf, emptyState, nodePath, pathTo, type TreeState } from './state.js';
 
 /** A tree operation that needs a turn boundary was called with an uncommitted turn pending. */
 export class PendingTurnError extends Error {
@@ -61,7 +61,7 @@ export class AgentHistory {
   readonly header: LogHeader | undefined;
   /** Problems found when the log was loaded (uncommitted tail, malformed lines, broken chain, …). */
   readonly problems: readonly LogProblem[];
-  private readonly state: TreeState = emptyState();
+  private readonly state: TreeState;
   private pending: Item[] = [];
   private pendingTip: string | null = null;
   private closed = false;
@@ -82,7 +82,13 @@ export class AgentHistory {
     this.now = options.now ?? (() => new Date());
     const loaded = backend.load();
     const problems = [...loaded.problems];
-    for (const { line, entry } of loaded.entries) applyEntry(this.state, entry, line, problems);
+    if (loaded.tree) {
+      this.state = loaded.tree.state;
+      problems.push(...loaded.tree.problems);
+    } else {
+      this.state = emptyState();
+      for (const { line, entry } of loaded.entries) applyEntry(this.state, entry, line, problems);
+    }
     this.header = loaded.header;
     this.problems = problems;
   }
@@ -90,6 +96,14 @@ export class AgentHistory {
   /** The item the active path ends at, counting an uncommitted turn; `null` when the path is empty. */
   get tip(): string | null {
     return this.pending.length > 0 ? this.pendingTip : this.state.tip;
+  }
+
+  /**
+   * The system prompt recorded when the history was created (an imported transcript's), or
+   * `undefined`. Views and compaction send it unless the caller gives another.
+   */
+  get system(): string | undefined {
+    return this.header?.system;
   }
 
   /** Last committed turn number. */
@@ -114,13 +128,22 @@ export class AgentHistory {
     return committed.concat(tail.reverse());
   }
 
-  /** Every committed item, in log order (all branches). */
+  /**
+   * Every committed item, in log order (all branches). Items a disk history dropped from memory are
+   * read back from the log, so this costs the whole log; `itemCount` does not.
+   */
   items(): readonly Item[] {
-    return this.state.order;
+    return this.state.order.map((n) => bodyOf(this.state, n));
+  }
+
+  /** Number of committed items (all branches), without reading any. */
+  get itemCount(): number {
+    return this.state.order.length;
   }
 
   get(id: string): Item | undefined {
-    return this.state.items.get(id) ?? this.pending.find((i) => i.id === id);
+    const node = this.state.nodes.get(id);
+    return node ? bodyOf(this.state, node) : this.pending.find((i) => i.id === id);
   }
 
   /** Committed children of `id` (`null`: roots), in log order. */
@@ -168,7 +191,7 @@ export class AgentHistory {
         time: this.now().toISOString(),
       }),
     );
-    if (this.state.items.has(item.id) || this.pending.some((p) => p.id === item.id))
+    if (this.state.nodes.has(item.id) || this.pending.some((p) => p.id === item.id))
       throw new Error(`append: id generator returned ${item.id}, which is already in ${this.where()}`);
     this.pending.push(item);
     this.pendingTip = item.id;
@@ -200,9 +223,9 @@ export class AgentHistory {
     const entries: LogEntry[] = [];
     for (const raw of items) {
       const item = asStored(validateItem(raw));
-      if (this.state.items.has(item.id) || seen.has(item.id))
+      if (this.state.nodes.has(item.id) || seen.has(item.id))
         throw new RangeError(`adopt: item id ${item.id} is already in ${this.where()}`);
-      if (item.parent !== null && !seen.has(item.parent) && !this.state.items.has(item.parent))
+      if (item.parent !== null && !seen.has(item.parent) && !this.state.nodes.has(item.parent))
         throw new RangeError(
           `adopt: item ${item.id} names parent ${item.parent}, which is neither in ${this.where()} nor earlier in the input`,
         );
@@ -228,7 +251,7 @@ export class AgentHistory {
   /** Moves the tip to `itemId` (`null`: an empty path). Writes no items; the move itself is durable. */
   branch(itemId: string | null): void {
     this.assertBoundary('branch');
-    if (itemId !== null && !this.state.items.has(itemId))
+    if (itemId !== null && !this.state.nodes.has(itemId))
       throw new RangeError(`branch: no item ${itemId} in ${this.where()}`);
     if (itemId === this.state.tip) return;
     this.writeUnit([{ t: 'tip', tip: itemId }], this.state.turn);
@@ -243,11 +266,11 @@ export class AgentHistory {
     this.assertBoundary('fork');
     const path = pathTo(this.state, this.state.tip);
     const conversation = options.conversation ?? this.backend.newConversationId();
-    const target = this.backend.createFork(conversation, {
-      conversation: this.conversation,
-      agent: this.agent,
-      tip: this.state.tip,
-    });
+    const target = this.backend.createFork(
+      conversation,
+      { conversation: this.conversation, agent: this.agent, tip: this.state.tip },
+      this.system,
+    );
     const ids = new Map<string, string>();
     const entries: LogEntry[] = [];
     for (const item of path) {
@@ -376,8 +399,10 @@ export class AgentHistory {
   }
 
   private abandonedSince(checkpoint: Checkpoint): Item[] {
-    const keep = new Set(pathTo(this.state, checkpoint.at).map((i) => i.id));
-    return pathTo(this.state, this.state.tip).filter((i) => !keep.has(i.id));
+    const keep = new Set(nodePath(this.state, checkpoint.at).map((n) => n.id));
+    return nodePath(this.state, this.state.tip)
+      .filter((n) => !keep.has(n.id))
+      .map((n) => bodyOf(this.state, n));
   }
 
   private requireCheckpoint(label: string, op: string): Checkpoint {
@@ -394,10 +419,10 @@ export class AgentHistory {
   private writeUnit(entries: LogEntry[], turn: number): void {
     this.assertOpen();
     const unit: LogEntry[] = [...entries, { t: 'commit', turn, time: this.now().toISOString() }];
-    this.backend.write(unit);
+    const at = this.backend.write(unit);
     // Only after the write is durable does the in-memory tree change.
     const problems: LogProblem[] = [];
-    for (const entry of unit) applyEntry(this.state, entry, 0, problems);
+    unit.forEach((entry, i) => applyEntry(this.state, entry, 0, problems, at ? at[i] : undefined));
     if (problems.length > 0)
       throw new Error(`internal: a written unit did not apply cleanly: ${problems[0]!.message}`);
   }

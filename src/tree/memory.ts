@@ -7,8 +7,10 @@ import { sha256Hex } from '../transcript/hash.js';
 import { LOG_VERSION, type LogEntry, type LogHeader, type Lineage } from '../transcript/log.js';
 import {
   HistoryLockedError,
+  systemMismatch,
   type BlobStore,
   type ConversationInfo,
+  type CreateHistoryOptions,
   type HistoryBackend,
   type HistoryWorkspace,
   type LoadedLog,
@@ -41,8 +43,8 @@ export class MemoryWorkspace implements HistoryWorkspace {
   constructor(private readonly options: HistoryOptions = {}) {}
 
   /** Opens (creating when new) the history of `agent` in `conversation`, for writing. */
-  history(conversation: string, agent = 'main'): AgentHistory {
-    return new AgentHistory(this.backend(conversation, agent, undefined), this.options);
+  history(conversation: string, agent = 'main', options: CreateHistoryOptions = {}): AgentHistory {
+    return new AgentHistory(this.backend(conversation, agent, undefined, options.system), this.options);
   }
 
   conversation(id: string): ConversationInfo | undefined {
@@ -62,7 +64,12 @@ export class MemoryWorkspace implements HistoryWorkspace {
 
   close(): void {}
 
-  private backend(conversation: string, agent: string, lineage: Lineage | undefined): HistoryBackend {
+  private backend(
+    conversation: string,
+    agent: string,
+    lineage: Lineage | undefined,
+    system: string | undefined,
+  ): HistoryBackend {
     const key = `${conversation}\u0000${agent}`;
     if (this.open.has(key))
       throw new HistoryLockedError(`conversation ${conversation} agent ${agent} is already open for writing`);
@@ -83,15 +90,19 @@ export class MemoryWorkspace implements HistoryWorkspace {
           agent,
           created: time,
           ...(lineage ? { forkedFrom: lineage } : {}),
+          ...(system !== undefined ? { system } : {}),
         },
         entries: [],
       };
       byAgent.set(agent, log);
+    } else if (system !== undefined && log.header.system !== system) {
+      throw new Error(systemMismatch(conversation, agent, log.header.system));
     }
     this.open.add(key);
     const memLog = log;
     let closed = false;
-    const createFork = (target: string, lin: Lineage): HistoryBackend => this.backend(target, agent, lin);
+    const createFork = (target: string, lin: Lineage, sys?: string): HistoryBackend =>
+      this.backend(target, agent, lin, sys);
     const release = (): void => {
       this.open.delete(key);
     };

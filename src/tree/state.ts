@@ -1,36 +1,85 @@
 /**
- * The session tree as data: items by id, the tip, checkpoints by label, the last committed turn.
+ * The session tree as data: item nodes by id, the tip, checkpoints by label, the last committed turn.
  * `applyEntry` is the one reducer both backends replay their committed entries through, so the memory
  * reference and the disk workspace cannot disagree about what a log means.
+ *
+ * A node holds what the tree needs (id, parent) and, while it fits, the item itself. A backend that can
+ * read an item back (the disk workspace, from its log) gives each item's location; the bodies of such
+ * items are kept until `retainBytes` of them are held and dropped after that, so an open history holds
+ * an index of its log, not the log. The first ones are kept rather than the newest: a body that is
+ * kept stays kept, so a long load makes no garbage that lives long enough to grow the heap.
  */
 import type { Item } from '../transcript/items.js';
-import type { Checkpoint, LogEntry, LogProblem } from '../transcript/log.js';
+import type { Checkpoint, LineLocation, LogEntry, LogProblem } from '../transcript/log.js';
+
+export interface ItemNode {
+  id: string;
+  parent: string | null;
+  /** The item, or `undefined` when it was dropped from memory (read back through `at`). */
+  body: Item | undefined;
+  /** Where the backend can read the item again; `undefined`: the body is always kept. */
+  at: LineLocation | undefined;
+}
+
+/** Reads back the item `id` stored at `at` (the backend checks the bytes are the ones indexed). */
+export type ItemReader = (at: LineLocation, id: string) => Item;
+
+/** Default bytes of item lines kept in memory by a history whose backend can read items back: 16 MiB. */
+export const DEFAULT_RETAIN_BYTES = 16 << 20;
 
 export interface TreeState {
-  items: Map<string, Item>;
-  /** Items in log order (when they happened). */
-  order: Item[];
+  nodes: Map<string, ItemNode>;
+  /** Nodes in log order (when they happened). */
+  order: ItemNode[];
   tip: string | null;
   /** Latest checkpoint per label. */
   checkpoints: Map<string, Checkpoint>;
   /** Last committed turn number. */
   turn: number;
+  /** How dropped bodies are read back; without one, every body is kept. */
+  read: ItemReader | undefined;
+  /** Line bytes of the droppable bodies kept, and the most that may be kept. */
+  retained: number;
+  retainBytes: number;
 }
 
-export function emptyState(): TreeState {
-  return { items: new Map(), order: [], tip: null, checkpoints: new Map(), turn: 0 };
+export function emptyState(read?: ItemReader, retainBytes = DEFAULT_RETAIN_BYTES): TreeState {
+  return {
+    nodes: new Map(),
+    order: [],
+    tip: null,
+    checkpoints: new Map(),
+    turn: 0,
+    read,
+    retained: 0,
+    retainBytes,
+  };
+}
+
+/** The item of `node`, read back from the backend when its body was dropped. */
+export function bodyOf(state: TreeState, node: ItemNode): Item {
+  if (node.body) return node.body;
+  // Not cached again: a walk over a long path would otherwise pull the whole log back into memory.
+  return state.read!(node.at!, node.id);
 }
 
 /**
- * Applies one committed entry. Entries that refer to unknown items are reported and skipped (a tip or a
- * checkpoint) or kept and reported (an item with a missing parent: it exists, it is just unreachable
- * from a root — reported, never silently dropped).
+ * Applies one committed entry; `at` is where its line is, when the backend can read it back. Entries
+ * that refer to unknown items are reported and skipped (a tip or a checkpoint) or kept and reported (an
+ * item with a missing parent: it exists, it is just unreachable from a root — reported, never silently
+ * dropped).
  */
-export function applyEntry(state: TreeState, entry: LogEntry, line: number, problems: LogProblem[]): void {
+export function applyEntry(
+  state: TreeState,
+  entry: LogEntry,
+  line: number,
+  problems: LogProblem[],
+  at?: LineLocation,
+): void {
   switch (entry.t) {
     case 'item': {
       const item = entry.item;
-      if (state.items.has(item.id)) {
+      if (state.nodes.has(item.id)) {
         problems.push({
           kind: 'reference',
           line,
@@ -38,20 +87,31 @@ export function applyEntry(state: TreeState, entry: LogEntry, line: number, prob
         });
         return;
       }
-      if (item.parent !== null && !state.items.has(item.parent)) {
+      const parentNode = item.parent === null ? undefined : state.nodes.get(item.parent);
+      if (item.parent !== null && !parentNode) {
         problems.push({
           kind: 'reference',
           line,
           message: `line ${line}: item ${item.id} names parent ${item.parent}, which is not earlier in the log (broken parent chain)`,
         });
       }
-      state.items.set(item.id, item);
-      state.order.push(item);
+      const droppable = at !== undefined && state.read !== undefined;
+      const keep = !droppable || state.retained + at.length <= state.retainBytes;
+      if (droppable && keep) state.retained += at.length;
+      // The parent's id string is shared, not a second copy per child.
+      const node: ItemNode = {
+        id: item.id,
+        parent: parentNode ? parentNode.id : item.parent,
+        body: keep ? item : undefined,
+        at: droppable ? at : undefined,
+      };
+      state.nodes.set(item.id, node);
+      state.order.push(node);
       state.tip = item.id;
       return;
     }
     case 'tip':
-      if (entry.tip !== null && !state.items.has(entry.tip)) {
+      if (entry.tip !== null && !state.nodes.has(entry.tip)) {
         problems.push({
           kind: 'reference',
           line,
@@ -63,7 +123,7 @@ export function applyEntry(state: TreeState, entry: LogEntry, line: number, prob
       return;
     case 'checkpoint': {
       const c = entry.checkpoint;
-      if (c.at !== null && !state.items.has(c.at)) {
+      if (c.at !== null && !state.nodes.has(c.at)) {
         problems.push({
           kind: 'reference',
           line,
@@ -80,22 +140,27 @@ export function applyEntry(state: TreeState, entry: LogEntry, line: number, prob
   }
 }
 
-/** Items root → `tip`, following parents. Stops at a missing parent (already reported on load). */
-export function pathTo(state: TreeState, tip: string | null): Item[] {
-  const out: Item[] = [];
+/** Nodes root → `tip`, following parents. Stops at a missing parent (already reported on load). */
+export function nodePath(state: TreeState, tip: string | null): ItemNode[] {
+  const out: ItemNode[] = [];
   const seen = new Set<string>();
   let id = tip;
   while (id !== null) {
-    const item = state.items.get(id);
-    if (!item || seen.has(id)) break;
+    const node = state.nodes.get(id);
+    if (!node || seen.has(id)) break;
     seen.add(id);
-    out.push(item);
-    id = item.parent;
+    out.push(node);
+    id = node.parent;
   }
   return out.reverse();
 }
 
+/** Items root → `tip`, following parents. Stops at a missing parent (already reported on load). */
+export function pathTo(state: TreeState, tip: string | null): Item[] {
+  return nodePath(state, tip).map((n) => bodyOf(state, n));
+}
+
 /** Children of `id` (`null`: the roots), in log order. */
 export function childrenOf(state: TreeState, id: string | null): Item[] {
-  return state.order.filter((item) => item.parent === id);
+  return state.order.filter((n) => n.parent === id).map((n) => bodyOf(state, n));
 }

@@ -27,7 +27,9 @@ describe('glyphfold import / tree / reindex', () => {
     ]) {
       const r = await run('import', join(fixtures, file), '--workspace', 'ws');
       expect(r.code, r.err).toBe(0);
-      expect(r.out).toMatch(/^imported \d+ items \([a-z-]+\) into conversation [\w.-]+ agent main\n$/);
+      expect(r.out).toMatch(
+        /^imported \d+ items \([a-z-]+\) into conversation [\w.-]+ agent main(, with its system prompt \(\d+ chars\))?\n$/,
+      );
     }
     const again = await run('import', join(fixtures, 'anthropic.json'), '--workspace', 'ws');
     expect(again.code).toBe(1);

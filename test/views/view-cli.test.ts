@@ -99,10 +99,10 @@ describe('glyphfold view', () => {
       // keys inside tool arguments (the store keeps objects in canonical key order).
       const canon = (out: string): unknown =>
         JSON.parse(out, (k, v: unknown) => (k === 'arguments' && typeof v === 'string' ? JSON.parse(v) : v));
-      // The file carried Codex's instructions, which view sends as the system prompt; the workspace
-      // keeps items only (a system prompt is per-request, not part of the record).
-      const { instructions, ...fileBody } = canon(fromFile.out) as Record<string, unknown>;
-      expect(typeof instructions).toBe('string');
+      // The file carried Codex's instructions, which view sends as the system prompt; the import kept
+      // them in the history (issue 12), so the workspace's request carries them too.
+      const fileBody = canon(fromFile.out) as Record<string, unknown>;
+      expect(typeof fileBody.instructions).toBe('string');
       expect(canon(named.out)).toEqual(fileBody);
       const latest = await run(['view', '--workspace', dir, '--screen']);
       expect(latest.code, latest.err).toBe(0);
