@@ -19,13 +19,13 @@ export type Awaitable<T> = T | Promise<T>;
  * `T` for a synchronous backend (`A = false`: the folder workspace, memory), `Promise<T>` for an
  * asynchronous one (`A = true`: PostgreSQL), either for code written against both (`A = boolean`).
  */
-export type Sync<A extends boolean, T> = A extends true ? Promise<T> : T;
+export type StoreReturn<A extends boolean, T> = A extends true ? Promise<T> : T;
 
 /** Content-addressed bytes (file snapshots). Keys are lower-case hex sha256 of the content. */
 export interface BlobStore<A extends boolean = false> {
-  put(bytes: Uint8Array): Sync<A, string>;
+  put(bytes: Uint8Array): StoreReturn<A, string>;
   /** Throws (or rejects) when the blob is missing. */
-  get(hash: string): Sync<A, Uint8Array>;
+  get(hash: string): StoreReturn<A, Uint8Array>;
 }
 
 export interface HistoryBackend<A extends boolean = false> {
@@ -39,14 +39,14 @@ export interface HistoryBackend<A extends boolean = false> {
    * Durably appends one unit (its last entry is the commit mark): after a crash at any instant a reload
    * sees all of it or none of it. Returns (or resolves) when the unit is durable.
    */
-  write(unit: readonly LogEntry[]): Sync<A, void>;
+  write(unit: readonly LogEntry[]): StoreReturn<A, void>;
   readonly blobs: BlobStore<A>;
   /** Creates the history of `agent` in a new conversation that records `lineage`, opened for writing. */
-  createFork(conversation: string, lineage: Lineage): Sync<A, HistoryBackend<A>>;
+  createFork(conversation: string, lineage: Lineage): StoreReturn<A, HistoryBackend<A>>;
   /** A fresh conversation id for a fork (valid as a file name). */
   newConversationId(): string;
   /** Releases the writer lock (if any). Further writes throw. */
-  close(): Sync<A, void>;
+  close(): StoreReturn<A, void>;
 }
 
 /** Information about one conversation, as every workspace reports it. */

@@ -16,7 +16,7 @@ import type { Item, NewItem, ToolCallItem } from '../transcript/items.js';
 import type { Checkpoint, LogEntry, LogHeader, LogProblem } from '../transcript/log.js';
 import { canonicalJson } from '../transcript/canonical.js';
 import { validateItem } from '../transcript/validate.js';
-import type { Awaitable, BlobStore, HistoryBackend, Sync } from './backend.js';
+import type { Awaitable, BlobStore, HistoryBackend, StoreReturn } from './backend.js';
 import { andThen as then, attempt, isPromise } from './awaitable.js';
 import { extractiveDigest } from './digest.js';
 import { restoreFiles, snapshotFiles, type FileRestore } from './files.js';
@@ -186,7 +186,7 @@ export class AgentHistory<A extends boolean = false> {
   }
 
   /** Writes the pending turn and its commit mark as one durable unit. Returns the committed items. */
-  commit(): Sync<A, Item[]> {
+  commit(): StoreReturn<A, Item[]> {
     return this.run(() => {
       this.assertOpen();
       if (this.pending.length === 0) return [];
@@ -205,7 +205,7 @@ export class AgentHistory<A extends boolean = false> {
    * unit. Each item's parent must be `null`, an existing item or an earlier one of `items`; ids must be
    * new; turns must come after the last committed turn and never decrease.
    */
-  adopt(items: readonly Item[]): Sync<A, void> {
+  adopt(items: readonly Item[]): StoreReturn<A, void> {
     return this.run(() => this.adoptUnit(items));
   }
 
@@ -244,7 +244,7 @@ export class AgentHistory<A extends boolean = false> {
   }
 
   /** Moves the tip to `itemId` (`null`: an empty path). Writes no items; the move itself is durable. */
-  branch(itemId: string | null): Sync<A, void> {
+  branch(itemId: string | null): StoreReturn<A, void> {
     return this.run(() => {
       this.assertBoundary('branch');
       if (itemId !== null && !this.state.items.has(itemId))
@@ -259,7 +259,7 @@ export class AgentHistory<A extends boolean = false> {
    * items in either history never show in the other. Checkpoints on the path are copied too.
    * Returns the new history, open for writing.
    */
-  fork(options: { conversation?: string } = {}): Sync<A, AgentHistory<A>> {
+  fork(options: { conversation?: string } = {}): StoreReturn<A, AgentHistory<A>> {
     return this.run(() => this.forkUnit(options));
   }
 
@@ -308,7 +308,10 @@ export class AgentHistory<A extends boolean = false> {
    * Labels the current position (a turn boundary) and snapshots `files` (content-addressed). A label set
    * again moves to the new position; the older one stays in the log.
    */
-  checkpoint(label: string, options: { files?: readonly string[]; cwd?: string } = {}): Sync<A, Checkpoint> {
+  checkpoint(
+    label: string,
+    options: { files?: readonly string[]; cwd?: string } = {},
+  ): StoreReturn<A, Checkpoint> {
     return this.run(() => {
       this.assertBoundary('checkpoint');
       if (typeof label !== 'string' || label.length === 0 || label.length > 200)
@@ -329,7 +332,7 @@ export class AgentHistory<A extends boolean = false> {
    * caller's text, or an extractive one (tool calls made, files touched, last model text). `digest:
    * false` skips it. Tip move and digest are one durable unit.
    */
-  rewind(label: string, options: { digest?: string | false } = {}): Sync<A, RewindResult> {
+  rewind(label: string, options: { digest?: string | false } = {}): StoreReturn<A, RewindResult> {
     return this.run(() => this.rewindUnit(label, options));
   }
 
@@ -368,7 +371,7 @@ export class AgentHistory<A extends boolean = false> {
   restore(
     label: string,
     options: { code?: boolean; conversation?: boolean; digest?: string | false; cwd?: string },
-  ): Sync<A, RestoreResult> {
+  ): StoreReturn<A, RestoreResult> {
     return this.run(() => this.restoreUnit(label, options));
   }
 
@@ -418,7 +421,7 @@ export class AgentHistory<A extends boolean = false> {
   }
 
   /** Releases the writer lock. The object can still be read; writes throw. */
-  close(): Sync<A, void> {
+  close(): StoreReturn<A, void> {
     return this.run(() => {
       if (this.closed) return;
       this.closed = true;
@@ -431,25 +434,25 @@ export class AgentHistory<A extends boolean = false> {
    * becomes a rejection), with further calls refused until it settles, since the tree changes only
    * once a write is durable.
    */
-  private run<T>(f: () => Awaitable<T>): Sync<A, T> {
+  private run<T>(f: () => Awaitable<T>): StoreReturn<A, T> {
     if (!this.isAsync) {
       const value = f();
       if (isPromise(value))
         throw new Error(`internal: ${this.where()}: a synchronous backend returned a promise`);
-      return value as Sync<A, T>;
+      return value as StoreReturn<A, T>;
     }
     let value: Awaitable<T>;
     try {
       this.assertIdle();
       value = f();
     } catch (err) {
-      return Promise.reject(err as Error) as Sync<A, T>;
+      return Promise.reject(err as Error) as StoreReturn<A, T>;
     }
-    if (!isPromise(value)) return Promise.resolve(value) as Sync<A, T>;
+    if (!isPromise(value)) return Promise.resolve(value) as StoreReturn<A, T>;
     this.busy = true;
     return value.finally(() => {
       this.busy = false;
-    }) as Sync<A, T>;
+    }) as StoreReturn<A, T>;
   }
 
   private abandonedSince(checkpoint: Checkpoint): Item[] {
