@@ -2,7 +2,7 @@
  * PostgreSQL store suite: durable turns/s with 1, 8 and 32 concurrent writers (one conversation each,
  * one process, each writer on its own connection), beside the folder workspace's single writer. One
  * tinybench iteration = every writer commits one turn (a message, a tool call and its ~540-char result);
- * aggregate turns/s = writers × iterations/s. The server is a throwaway cluster on this machine's disk
+ * aggregate turns/s = writers × rounds/s (`ms/round`: one round, every writer one turn). The server is a throwaway cluster on this machine's disk
  * (fsync on), started for the run; the suite is skipped with its reason where PostgreSQL is missing.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -87,7 +87,7 @@ export const storePgSuite: BenchSuite = {
           impl: task.name,
           writers,
           'turns/s': Math.round(turnsPerSec),
-          'ms/turn (per writer)': Number((r?.latency?.mean ?? 0).toFixed(2)),
+          'ms/round': Number((r?.latency?.mean ?? 0).toFixed(2)),
           ...(task.name.startsWith('PostgreSQL') && one > 0
             ? { 'x one writer': Number((turnsPerSec / one).toFixed(1)) }
             : {}),

@@ -582,10 +582,7 @@ class PgBackend implements HistoryBackend<true> {
         await this.commitUnit(client, bodies, next, checkpoints);
         break;
       } catch (err) {
-        if (!isConnectionLoss(err) && !this.lost) {
-          await client.query('ROLLBACK').catch(() => {});
-          throw err;
-        }
+        if (!isConnectionLoss(err) && !this.lost) throw err;
         this.lost = true;
         if (attempt >= 5) throw err;
       }
@@ -603,7 +600,11 @@ class PgBackend implements HistoryBackend<true> {
     return { tip: this.tip, turn: this.turn, items: this.items };
   }
 
-  /** One transaction: the row moves from (lines, head) to the new ones, the lines and checkpoints go in. */
+  /**
+   * One statement, so one transaction and one round trip: the row moves from (lines, head) to the new
+   * ones, and only if it did are the lines and checkpoints inserted. A row not where this writer left
+   * it (which the lock should make impossible) writes nothing.
+   */
   private async commitUnit(
     client: pg.Client,
     bodies: string[],
@@ -611,10 +612,25 @@ class PgBackend implements HistoryBackend<true> {
     checkpoints: Checkpoint[],
   ): Promise<void> {
     const t = (x: string): string => this.store.t(x);
-    await client.query('BEGIN');
-    const moved = await client.query(
-      `UPDATE ${t('histories')} SET tip = $1, turn = $2, items = $3, lines = $4, head = $5
-        WHERE conversation = $6 AND agent = $7 AND lines = $8 AND head = $9`,
+    const byLabel = new Map(checkpoints.map((c) => [c.label, c])); // one row per label and statement
+    const cps = [...byLabel.values()].map((c) => ({ ...c, files: JSON.stringify(c.files) }));
+    const { rows } = await client.query<{ moved: string }>(
+      `WITH moved AS (
+         UPDATE ${t('histories')} SET tip = $1, turn = $2, items = $3, lines = $4, head = $5
+          WHERE conversation = $6 AND agent = $7 AND lines = $8 AND head = $9
+         RETURNING 1
+       ), lines AS (
+         INSERT INTO ${t('entries')} (conversation, agent, line, body)
+         SELECT $6, $7, l, b FROM unnest($10::int[], $11::text[]) AS u (l, b) WHERE EXISTS (SELECT 1 FROM moved)
+       ), cps AS (
+         INSERT INTO ${t('checkpoints')} (conversation, agent, label, at, turn, time, files)
+         SELECT $6, $7, c.label, c.at, c.turn, c.time, c.files
+           FROM jsonb_to_recordset($12::jsonb) AS c (label text, at text, turn int, time text, files text)
+          WHERE EXISTS (SELECT 1 FROM moved)
+         ON CONFLICT (conversation, agent, label) DO UPDATE
+           SET at = excluded.at, turn = excluded.turn, time = excluded.time, files = excluded.files
+       )
+       SELECT count(*) AS moved FROM moved`,
       [
         next.tip,
         next.turn,
@@ -625,26 +641,15 @@ class PgBackend implements HistoryBackend<true> {
         this.agent,
         this.lines,
         this.head,
+        bodies.map((_, i) => this.lines + 1 + i),
+        bodies,
+        JSON.stringify(cps),
       ],
     );
-    if (moved.rowCount !== 1) {
-      await client.query('ROLLBACK');
+    if (Number(rows[0]?.moved) !== 1)
       throw new Error(
         `${this.what}: the history row is not where this writer left it (${this.lines} lines); nothing was written`,
       );
-    }
-    await client.query(
-      `INSERT INTO ${t('entries')} (conversation, agent, line, body)
-       SELECT $1, $2, l, b FROM unnest($3::int[], $4::text[]) AS u (l, b)`,
-      [this.conversation, this.agent, bodies.map((_, i) => this.lines + 1 + i), bodies],
-    );
-    for (const c of checkpoints)
-      await client.query(
-        `INSERT INTO ${t('checkpoints')} (conversation, agent, label, at, turn, time, files) VALUES ($1, $2, $3, $4, $5, $6, $7)
-         ON CONFLICT (conversation, agent, label) DO UPDATE SET at = excluded.at, turn = excluded.turn, time = excluded.time, files = excluded.files`,
-        [this.conversation, this.agent, c.label, c.at, c.turn, c.time, JSON.stringify(c.files)],
-      );
-    await client.query('COMMIT');
   }
 
   async createFork(conversation: string, lineage: Lineage): Promise<HistoryBackend<true>> {
