@@ -533,6 +533,7 @@ class PgBackend implements HistoryBackend<true> {
     this.session = undefined;
     await old?.end().catch(() => {});
     const deadline = Date.now() + this.store.reconnectTimeoutMs;
+    const lockDeadline = Date.now() + Math.min(2000, this.store.reconnectTimeoutMs);
     for (let attempt = 0; ; attempt++) {
       try {
         const client = await this.takeSession();
@@ -542,10 +543,17 @@ class PgBackend implements HistoryBackend<true> {
         );
         return { client, ...(rows[0] ? { row: rows[0] } : {}) };
       } catch (err) {
-        if (err instanceof HistoryLockedError)
+        if (err instanceof HistoryLockedError) {
+          // Our old backend may still be on its way out (it lets go of the lock when it notices its
+          // client is gone): a short wait, then the lock is someone else's.
+          if (Date.now() < lockDeadline) {
+            await sleep(100);
+            continue;
+          }
           throw new HistoryLockedError(
             `${this.what}: the connection holding its writer lock was lost, and another writer took the history meanwhile: ${err.message}`,
           );
+        }
         if (!isConnectionLoss(err) || Date.now() > deadline) throw err;
         await sleep(Math.min(1000, 50 * 2 ** attempt));
       }
