@@ -4,11 +4,14 @@
  * or not), migrations, and that `import 'glyphfold'` never loads the driver.
  */
 import { execFileSync } from 'node:child_process';
+import { createReadStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LogIntegrityError, PG_MIGRATIONS, PostgresStore } from '../../src/store/postgres/index.js';
+import { Workspace } from '../../src/store/workspace.js';
 import { HistoryLockedError } from '../../src/tree/backend.js';
 import { startCluster, type PgCluster } from './pg-cluster.js';
 
@@ -132,6 +135,82 @@ describe.skipIf(typeof cluster === 'string')('PostgresStore', () => {
     expect(rows.map((r) => r.version)).toEqual(PG_MIGRATIONS.map((_, i) => i + 1));
     await admin.query('INSERT INTO mig.migrations (version) VALUES ($1)', [PG_MIGRATIONS.length + 1]);
     await expect(fresh('mig').conversations()).rejects.toThrow(/newer than this code knows/);
+  });
+
+  it('moves a history from a folder to the database and back, byte for byte', async () => {
+    const src = mkdtempSync(join(tmpdir(), 'gf-pg-move-'));
+    const back = mkdtempSync(join(tmpdir(), 'gf-pg-back-'));
+    try {
+      const file = join(src, 'a.txt');
+      writeFileSync(file, 'original');
+      const ws = Workspace.open(src);
+      const h = ws.history('moved');
+      h.append({ kind: 'message', author: 'person', text: 'look at this: é, 漢字, \u2028' });
+      h.append({ kind: 'tool_call', author: 'model', callId: 't1', name: 'shot', input: { z: 1, a: [2] } });
+      h.append({
+        kind: 'tool_result',
+        author: 'machinery',
+        callId: 't1',
+        name: 'shot',
+        content: [{ type: 'image', mediaType: 'image/png', data: 'iVBORw0KGgo=' }],
+      });
+      h.commit();
+      h.checkpoint('cp', { files: [file] });
+      const [first] = h.path();
+      h.append({ kind: 'message', author: 'model', text: 'abandoned' });
+      h.commit();
+      h.branch(first!.id);
+      const path = JSON.stringify(h.path());
+      h.close();
+      const original = readFileSync(ws.logPath('moved', 'main'));
+      const store = fresh('moves');
+      const r = await store.importLog(createReadStream(ws.logPath('moved', 'main'), { highWaterMark: 64 }), {
+        blobs: ws.blobs,
+      });
+      expect(r).toMatchObject({ conversation: 'moved', agent: 'main', items: 4, problems: [] });
+      ws.close();
+      // In the database: the same tree, and the checkpoint restores from the copied snapshot.
+      const p = await store.history('moved');
+      expect(JSON.stringify(p.path())).toBe(path);
+      writeFileSync(file, 'changed');
+      await p.restore('cp', { code: true });
+      expect(readFileSync(file, 'utf8')).toBe('original');
+      await p.close();
+      await expect(store.importLog(original)).rejects.toThrow(/already has a history/);
+      // And out again: the folder's bytes (a code-only restore writes nothing to the history).
+      let text = '';
+      for await (const line of store.exportLog('moved')) text += line;
+      expect(Buffer.from(text).equals(original)).toBe(true);
+      mkdirSync(join(back, 'logs', 'moved'), { recursive: true });
+      writeFileSync(join(back, 'logs', 'moved', 'main.jsonl'), text);
+      const ws2 = Workspace.open(back);
+      const again = ws2.history('moved', 'main', { readOnly: true });
+      expect(again.problems).toEqual([]);
+      expect(again.items()).toHaveLength(4);
+      again.close();
+      ws2.close();
+    } finally {
+      rmSync(src, { recursive: true, force: true });
+      rmSync(back, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses to import a damaged log, storing nothing', async () => {
+    const store = fresh('baddump');
+    const dir = mkdtempSync(join(tmpdir(), 'gf-pg-bad-'));
+    try {
+      const ws = Workspace.open(dir);
+      const h = ws.history('bad');
+      h.append({ kind: 'message', author: 'person', text: 'hello' });
+      h.commit();
+      h.close();
+      ws.close();
+      const text = readFileSync(join(dir, 'logs', 'bad', 'main.jsonl'), 'utf8').replace('hello', 'HELLO');
+      await expect(store.importLog(text)).rejects.toThrow(/line 2: hash chain broken|damaged/);
+      expect(await store.conversations()).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('is not loaded by the root import (the driver is an optional peer)', () => {

@@ -44,6 +44,7 @@ import {
   type LoadedLog,
 } from '../../tree/backend.js';
 import { AgentHistory, type HistoryOptions } from '../../tree/history.js';
+import { applyEntry, emptyState } from '../../tree/state.js';
 import { validateId } from '../ids.js';
 import { LogIntegrityError } from '../workspace.js';
 import { migrate, quoteIdent, validateSchemaName } from './schema.js';
@@ -271,6 +272,122 @@ export class PostgresStore implements HistoryStore {
     },
   };
 
+  /**
+   * The committed lines of one history, each with its newline, in pages of `loadBatch` rows from one
+   * snapshot: the same bytes the folder store keeps in `logs/<conversation>/<agent>.jsonl`, so writing
+   * them there moves a history to a folder (it is indexed on first open).
+   */
+  async *exportLog(conversation: string, agent = 'main'): AsyncGenerator<string> {
+    validateId('conversation', conversation);
+    validateId('agent', agent);
+    await this.migrate();
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      const { rows } = await client.query<{ lines: number }>(
+        `SELECT lines FROM ${this.t('histories')} WHERE conversation = $1 AND agent = $2`,
+        [conversation, agent],
+      );
+      if (!rows[0])
+        throw new RangeError(
+          `conversation ${conversation} agent ${agent} has no history in ${this.t('histories')}`,
+        );
+      for (let last = 0; last < rows[0].lines;) {
+        const page = await client.query<{ line: number; body: string }>(
+          `SELECT line, body FROM ${this.t('entries')} WHERE conversation = $1 AND agent = $2 AND line > $3 AND line <= $4
+            ORDER BY line LIMIT $5`,
+          [conversation, agent, last, rows[0].lines, this.loadBatch],
+        );
+        if (page.rows.length === 0) break;
+        for (const r of page.rows) yield r.body + '\n';
+        last = page.rows[page.rows.length - 1]!.line;
+      }
+      await client.query('COMMIT');
+    } finally {
+      await client.query('ROLLBACK').catch(() => {});
+      client.release();
+    }
+  }
+
+  /**
+   * Stores a log (the text of a folder store's `<agent>.jsonl`, as a string, bytes, or chunks such as a
+   * file's read stream) as a new history, lines unchanged: conversation, agent and lineage come from its
+   * header. The whole log is checked first; a damaged one (broken chain, invalid lines) is refused with
+   * its problems, an uncommitted tail is left out and reported. One transaction, under the writer lock.
+   * Pass `blobs` (the source workspace's `blobs`) to copy the file snapshots of its checkpoints too.
+   * The log's lines are held in memory until stored.
+   */
+  async importLog(
+    log: string | Uint8Array | AsyncIterable<string | Uint8Array>,
+    options: { blobs?: BlobStore<boolean> } = {},
+  ): Promise<{ conversation: string; agent: string; lines: number; items: number; problems: LogProblem[] }> {
+    await this.migrate();
+    const bodies: string[] = [];
+    const state = emptyState();
+    const ignored: LogProblem[] = [];
+    const parser = new LogParser({
+      keepEntries: false,
+      onCommitted: (line, entry) => applyEntry(state, entry, line, ignored),
+    });
+    const feed = (bytes: Uint8Array): void => {
+      for (let start = 0; ;) {
+        const end = bytes.indexOf(0x0a, start);
+        if (end < 0) {
+          carry = bytes.subarray(start);
+          return;
+        }
+        const line = bytes.subarray(start, end);
+        parser.line(line);
+        bodies.push(Buffer.from(line).toString('utf8'));
+        start = end + 1;
+      }
+    };
+    let carry: Uint8Array = new Uint8Array(0);
+    const chunks =
+      typeof log === 'string' || log instanceof Uint8Array
+        ? [log]
+        : (log as AsyncIterable<string | Uint8Array>);
+    for await (const chunk of chunks) {
+      const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
+      feed(carry.length > 0 ? Buffer.concat([carry, bytes]) : bytes);
+    }
+    const parsed = parser.finish(carry.length);
+    const damage = parsed.problems.filter((p) => DAMAGE.has(p.kind));
+    const header = parsed.header;
+    if (damage.length > 0 || !header)
+      throw new LogIntegrityError(
+        `importLog: the log is damaged; nothing was stored:\n  ${damage.map((p) => p.message).join('\n  ')}`,
+        damage,
+      );
+    const { conversation, agent } = header;
+    validateId('conversation', conversation);
+    validateId('agent', agent);
+    bodies.length = parsed.committedLines; // an uncommitted tail is not stored
+    // The file snapshots its checkpoints name, from the source store (`workspace.blobs`), before the lines.
+    if (options.blobs)
+      for (const c of state.checkpoints.values())
+        for (const hash of Object.values(c.files))
+          if (hash !== null) await this.blobs.put(await options.blobs.get(hash));
+    const backend = await PgBackend.lockOnly(this, conversation, agent);
+    try {
+      await backend.insertWhole(header, bodies, parsed.lastHash!, {
+        tip: state.tip,
+        turn: state.turn,
+        items: state.order.length,
+        checkpoints: [...state.checkpoints.values()],
+      });
+    } finally {
+      await backend.close();
+    }
+    return {
+      conversation,
+      agent,
+      lines: bodies.length,
+      items: state.order.length,
+      problems: parsed.problems,
+    };
+  }
+
   /** @internal */
   track(b: PgBackend, on: boolean): void {
     if (on) this.open.add(b);
@@ -405,6 +522,75 @@ class PgBackend implements HistoryBackend<true> {
       // Only the message suffers.
     }
     return 'is open for writing by another session (its advisory lock is held)';
+  }
+
+  /** @internal a backend that only holds the writer lock (for `importLog`). */
+  static async lockOnly(store: PostgresStore, conversation: string, agent: string): Promise<PgBackend> {
+    const b = new PgBackend(store, conversation, agent, { readOnly: false, acceptDamage: false });
+    store.track(b, true);
+    try {
+      await b.takeSession();
+    } catch (err) {
+      await b.close();
+      throw err;
+    }
+    return b;
+  }
+
+  /** @internal stores a whole checked log as a new history, in one transaction. */
+  async insertWhole(
+    header: LogHeader,
+    bodies: string[],
+    head: string,
+    s: { tip: string | null; turn: number; items: number; checkpoints: Checkpoint[] },
+  ): Promise<void> {
+    const client = this.session!;
+    const t = (x: string): string => this.store.t(x);
+    const lineage = header.forkedFrom;
+    await client.query('BEGIN');
+    try {
+      const exists = await client.query(
+        `SELECT 1 FROM ${t('histories')} WHERE conversation = $1 AND agent = $2`,
+        [this.conversation, this.agent],
+      );
+      if (exists.rowCount)
+        throw new Error(
+          `importLog: ${this.what} already has a history in ${t('histories')}; nothing was stored`,
+        );
+      await client.query(
+        `INSERT INTO ${t('conversations')} (id, created, forked_from_conversation, forked_from_agent, forked_from_tip)
+         VALUES ($1, $2, $3, $4, $5) ON CONFLICT (id) DO NOTHING`,
+        [
+          this.conversation,
+          header.created,
+          lineage?.conversation ?? null,
+          lineage?.agent ?? null,
+          lineage?.tip ?? null,
+        ],
+      );
+      await client.query(
+        `INSERT INTO ${t('histories')} (conversation, agent, created, tip, turn, items, lines, head)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+        [this.conversation, this.agent, header.created, s.tip, s.turn, s.items, bodies.length, head],
+      );
+      for (let from = 0; from < bodies.length; from += 1000) {
+        const batch = bodies.slice(from, from + 1000);
+        await client.query(
+          `INSERT INTO ${t('entries')} (conversation, agent, line, body)
+           SELECT $1, $2, l, b FROM unnest($3::int[], $4::text[]) AS u (l, b)`,
+          [this.conversation, this.agent, batch.map((_, i) => from + i + 1), batch],
+        );
+      }
+      for (const c of s.checkpoints)
+        await client.query(
+          `INSERT INTO ${t('checkpoints')} (conversation, agent, label, at, turn, time, files) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+          [this.conversation, this.agent, c.label, c.at, c.turn, c.time, JSON.stringify(c.files)],
+        );
+      await client.query('COMMIT');
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw err;
+    }
   }
 
   /** Creates the conversation and the history with its header line when they are new. */
