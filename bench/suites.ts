@@ -4,6 +4,7 @@ import { importSuite } from './import.js';
 import { RENDER_SUITES } from './render.js';
 import { shapesSuite } from './shapes.js';
 import { storeSuite } from './store.js';
+import { storePgSuite } from './store-pg.js';
 import type { BenchSuite } from './suite.js';
 import { viewsSuite } from './views.js';
 import { serverlessSuite } from './serverless.js';
@@ -15,6 +16,7 @@ export const SUITES: readonly BenchSuite[] = [
   shapesSuite,
   importSuite,
   storeSuite,
+  storePgSuite,
   viewsSuite,
   compactionSuite,
   serverlessSuite,

@@ -1,16 +1,18 @@
 /** File snapshots for checkpoints: content-addressed copies in the backend's blob store. */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import type { BlobStore } from './backend.js';
+import type { Awaitable, BlobStore } from './backend.js';
+import { all, andThen as then } from './awaitable.js';
 import { sha256Hex } from '../transcript/hash.js';
 
 /** Reads each file and stores its content; a missing file is recorded as `null` (restore deletes it). */
 export function snapshotFiles(
   paths: readonly string[],
   cwd: string,
-  blobs: BlobStore,
-): Record<string, string | null> {
+  blobs: BlobStore<boolean>,
+): Awaitable<Record<string, string | null>> {
   const out: Record<string, string | null> = {};
+  const puts: Awaitable<void>[] = [];
   for (const p of paths) {
     const abs = resolve(cwd, p);
     let bytes: Uint8Array;
@@ -23,9 +25,14 @@ export function snapshotFiles(
       }
       throw new Error(`checkpoint: cannot read ${abs}: ${(err as Error).message}`, { cause: err });
     }
-    out[abs] = blobs.put(bytes);
+    out[abs] = null; // the key's place, so the record's order is the order of `paths`
+    puts.push(
+      then(blobs.put(bytes), (hash) => {
+        out[abs] = hash;
+      }),
+    );
   }
-  return out;
+  return then(all(puts), () => out);
 }
 
 export interface FileRestore {
@@ -37,9 +44,13 @@ export interface FileRestore {
   unchanged: string[];
 }
 
-/** Puts every snapshotted file back as it was. */
-export function restoreFiles(files: Record<string, string | null>, blobs: BlobStore): FileRestore {
+/** Puts every snapshotted file back as it was (every blob is fetched before the first file is written). */
+export function restoreFiles(
+  files: Record<string, string | null>,
+  blobs: BlobStore<boolean>,
+): Awaitable<FileRestore> {
   const result: FileRestore = { restored: [], deleted: [], unchanged: [] };
+  const toWrite: { path: string; hash: string }[] = [];
   for (const [path, hash] of Object.entries(files)) {
     const exists = existsSync(path);
     if (hash === null) {
@@ -53,10 +64,14 @@ export function restoreFiles(files: Record<string, string | null>, blobs: BlobSt
       result.unchanged.push(path);
       continue;
     }
-    const bytes = blobs.get(hash);
-    mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(path, bytes);
-    result.restored.push(path);
+    toWrite.push({ path, hash });
   }
-  return result;
+  return then(all(toWrite.map((w) => blobs.get(w.hash))), (contents) => {
+    toWrite.forEach(({ path }, i) => {
+      mkdirSync(dirname(path), { recursive: true });
+      writeFileSync(path, contents[i]!);
+      result.restored.push(path);
+    });
+    return result;
+  });
 }

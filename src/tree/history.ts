@@ -4,6 +4,11 @@
  * All tree logic lives here once; a `HistoryBackend` only stores committed units and blobs. Items of a
  * turn are held in memory until `commit()`, which writes them with a commit mark as one durable unit.
  * Nothing here edits or removes an item: branching, rewinding and editing move the tip or add items.
+ *
+ * `AgentHistory<false>` (the folder workspace, memory) returns plain values; `AgentHistory<true>`
+ * (PostgreSQL) returns promises from every call that writes (`commit`, `adopt`, `branch`, `fork`,
+ * `checkpoint`, `rewind`, `restore`, `close`) and rejects instead of throwing; reads (`path`, `items`,
+ * `tip`, …) and `append` are synchronous on both, as the tree is held in memory.
  */
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
@@ -11,7 +16,8 @@ import type { Item, NewItem, ToolCallItem } from '../transcript/items.js';
 import type { Checkpoint, LogEntry, LogHeader, LogProblem } from '../transcript/log.js';
 import { canonicalJson } from '../transcript/canonical.js';
 import { validateItem } from '../transcript/validate.js';
-import type { HistoryBackend } from './backend.js';
+import type { Awaitable, BlobStore, HistoryBackend, StoreReturn } from './backend.js';
+import { andThen as then, attempt, isPromise } from './awaitable.js';
 import { extractiveDigest } from './digest.js';
 import { restoreFiles, snapshotFiles, type FileRestore } from './files.js';
 import { resumeCut, type ResumeOptions, type ResumeResult } from './resume.js';
@@ -54,7 +60,7 @@ export interface RestoreResult {
   irreversible: ToolCallItem[];
 }
 
-export class AgentHistory {
+export class AgentHistory<A extends boolean = false> {
   readonly conversation: string;
   readonly agent: string;
   /** The header of the log (lineage for forks). */
@@ -65,13 +71,16 @@ export class AgentHistory {
   private pending: Item[] = [];
   private pendingTip: string | null = null;
   private closed = false;
+  /** An asynchronous write is in flight: the next call must wait for it (the tree changes after it). */
+  private busy = false;
   private readonly newId: () => string;
   private readonly now: () => Date;
+  private readonly backend: HistoryBackend<boolean>;
+  private readonly isAsync: boolean;
 
-  constructor(
-    private readonly backend: HistoryBackend,
-    options: HistoryOptions = {},
-  ) {
+  constructor(backend: HistoryBackend<A>, options: HistoryOptions = {}) {
+    this.backend = backend as HistoryBackend<boolean>;
+    this.isAsync = backend.async === true;
     this.conversation = backend.conversation;
     this.agent = backend.agent;
     // A random prefix per opened history plus a counter: unique across processes that take turns
@@ -182,6 +191,7 @@ export class AgentHistory {
 
   private appendAt(parent: string | null, fields: NewItem): Item {
     this.assertOpen();
+    this.assertIdle();
     const item = asStored(
       validateItem({
         ...fields,
@@ -199,15 +209,18 @@ export class AgentHistory {
   }
 
   /** Writes the pending turn and its commit mark as one durable unit. Returns the committed items. */
-  commit(): Item[] {
-    this.assertOpen();
-    if (this.pending.length === 0) return [];
-    const items = this.pending;
-    const turn = this.state.turn + 1;
-    this.writeUnit([...items.map((item): LogEntry => ({ t: 'item', item }))], turn);
-    this.pending = [];
-    this.pendingTip = null;
-    return items;
+  commit(): StoreReturn<A, Item[]> {
+    return this.run(() => {
+      this.assertOpen();
+      if (this.pending.length === 0) return [];
+      const items = this.pending;
+      const turn = this.state.turn + 1;
+      return then(this.writeUnit([...items.map((item): LogEntry => ({ t: 'item', item }))], turn), () => {
+        this.pending = [];
+        this.pendingTip = null;
+        return items;
+      });
+    });
   }
 
   /**
@@ -215,7 +228,11 @@ export class AgentHistory {
    * unit. Each item's parent must be `null`, an existing item or an earlier one of `items`; ids must be
    * new; turns must come after the last committed turn and never decrease.
    */
-  adopt(items: readonly Item[]): void {
+  adopt(items: readonly Item[]): StoreReturn<A, void> {
+    return this.run(() => this.adoptUnit(items));
+  }
+
+  private adoptUnit(items: readonly Item[]): Awaitable<void> {
     this.assertBoundary('adopt');
     if (items.length === 0) return;
     const seen = new Set<string>();
@@ -237,11 +254,12 @@ export class AgentHistory {
       seen.add(item.id);
       entries.push({ t: 'item', item });
     }
-    this.writeUnit(entries, turn);
+    return this.writeUnit(entries, turn);
   }
 
   /** Drops the pending (uncommitted) turn. Committed items are never affected. */
   discard(): Item[] {
+    this.assertIdle();
     const dropped = this.pending;
     this.pending = [];
     this.pendingTip = null;
@@ -249,12 +267,14 @@ export class AgentHistory {
   }
 
   /** Moves the tip to `itemId` (`null`: an empty path). Writes no items; the move itself is durable. */
-  branch(itemId: string | null): void {
-    this.assertBoundary('branch');
-    if (itemId !== null && !this.state.nodes.has(itemId))
-      throw new RangeError(`branch: no item ${itemId} in ${this.where()}`);
-    if (itemId === this.state.tip) return;
-    this.writeUnit([{ t: 'tip', tip: itemId }], this.state.turn);
+  branch(itemId: string | null): StoreReturn<A, void> {
+    return this.run(() => {
+      this.assertBoundary('branch');
+      if (itemId !== null && !this.state.nodes.has(itemId))
+        throw new RangeError(`branch: no item ${itemId} in ${this.where()}`);
+      if (itemId === this.state.tip) return;
+      return this.writeUnit([{ t: 'tip', tip: itemId }], this.state.turn);
+    });
   }
 
   /**
@@ -262,15 +282,15 @@ export class AgentHistory {
    * items in either history never show in the other. Checkpoints on the path are copied too.
    * Returns the new history, open for writing.
    */
-  fork(options: { conversation?: string } = {}): AgentHistory {
+  fork(options: { conversation?: string } = {}): StoreReturn<A, AgentHistory<A>> {
+    return this.run(() => this.forkUnit(options));
+  }
+
+  private forkUnit(options: { conversation?: string }): Awaitable<AgentHistory<A>> {
     this.assertBoundary('fork');
     const path = pathTo(this.state, this.state.tip);
     const conversation = options.conversation ?? this.backend.newConversationId();
-    const target = this.backend.createFork(
-      conversation,
-      { conversation: this.conversation, agent: this.agent, tip: this.state.tip },
-      this.system,
-    );
+    const lineage = { conversation: this.conversation, agent: this.agent, tip: this.state.tip };
     const ids = new Map<string, string>();
     const entries: LogEntry[] = [];
     for (const item of path) {
@@ -292,32 +312,42 @@ export class AgentHistory {
     }
     const turn = path.length > 0 ? path[path.length - 1]!.turn : 0;
     entries.push({ t: 'commit', turn, time: this.now().toISOString() });
-    try {
-      target.write(entries);
-      return new AgentHistory(target, { newId: this.newId, now: this.now });
-    } catch (err) {
-      target.close();
-      throw err;
-    }
+    return then(this.backend.createFork(conversation, lineage, this.system), (target) =>
+      attempt(
+        () =>
+          then(
+            target.write(entries),
+            () => new AgentHistory<A>(target as HistoryBackend<A>, { newId: this.newId, now: this.now }),
+          ),
+        (err) =>
+          then(target.close(), () => {
+            throw err;
+          }),
+      ),
+    );
   }
 
   /**
    * Labels the current position (a turn boundary) and snapshots `files` (content-addressed). A label set
    * again moves to the new position; the older one stays in the log.
    */
-  checkpoint(label: string, options: { files?: readonly string[]; cwd?: string } = {}): Checkpoint {
-    this.assertBoundary('checkpoint');
-    if (typeof label !== 'string' || label.length === 0 || label.length > 200)
-      throw new RangeError(`checkpoint: label expected 1-200 characters, found ${JSON.stringify(label)}`);
-    const checkpoint: Checkpoint = {
-      label,
-      at: this.state.tip,
-      turn: this.state.turn,
-      time: this.now().toISOString(),
-      files: snapshotFiles(options.files ?? [], options.cwd ?? process.cwd(), this.backend.blobs),
-    };
-    this.writeUnit([{ t: 'checkpoint', checkpoint }], this.state.turn);
-    return checkpoint;
+  checkpoint(
+    label: string,
+    options: { files?: readonly string[]; cwd?: string } = {},
+  ): StoreReturn<A, Checkpoint> {
+    return this.run(() => {
+      this.assertBoundary('checkpoint');
+      if (typeof label !== 'string' || label.length === 0 || label.length > 200)
+        throw new RangeError(`checkpoint: label expected 1-200 characters, found ${JSON.stringify(label)}`);
+      const at = this.state.tip;
+      const turn = this.state.turn;
+      const time = this.now().toISOString();
+      const blobs = this.backend.blobs as BlobStore<boolean>;
+      return then(snapshotFiles(options.files ?? [], options.cwd ?? process.cwd(), blobs), (files) => {
+        const checkpoint: Checkpoint = { label, at, turn, time, files };
+        return then(this.writeUnit([{ t: 'checkpoint', checkpoint }], turn), () => checkpoint);
+      });
+    });
   }
 
   /**
@@ -325,7 +355,11 @@ export class AgentHistory {
    * caller's text, or an extractive one (tool calls made, files touched, last model text). `digest:
    * false` skips it. Tip move and digest are one durable unit.
    */
-  rewind(label: string, options: { digest?: string | false } = {}): RewindResult {
+  rewind(label: string, options: { digest?: string | false } = {}): StoreReturn<A, RewindResult> {
+    return this.run(() => this.rewindUnit(label, options));
+  }
+
+  private rewindUnit(label: string, options: { digest?: string | false }): Awaitable<RewindResult> {
     this.assertBoundary('rewind');
     const checkpoint = this.requireCheckpoint(label, 'rewind');
     const abandoned = this.abandonedSince(checkpoint);
@@ -345,8 +379,12 @@ export class AgentHistory {
       });
       entries.push({ t: 'item', item: digest });
     }
-    this.writeUnit(entries, digest ? this.state.turn + 1 : this.state.turn);
-    return { tip: this.state.tip, checkpoint, abandoned, ...(digest ? { digest } : {}) };
+    return then(this.writeUnit(entries, digest ? this.state.turn + 1 : this.state.turn), () => ({
+      tip: this.state.tip,
+      checkpoint,
+      abandoned,
+      ...(digest ? { digest } : {}),
+    }));
   }
 
   /**
@@ -356,7 +394,14 @@ export class AgentHistory {
   restore(
     label: string,
     options: { code?: boolean; conversation?: boolean; digest?: string | false; cwd?: string },
-  ): RestoreResult {
+  ): StoreReturn<A, RestoreResult> {
+    return this.run(() => this.restoreUnit(label, options));
+  }
+
+  private restoreUnit(
+    label: string,
+    options: { code?: boolean; conversation?: boolean; digest?: string | false; cwd?: string },
+  ): Awaitable<RestoreResult> {
     this.assertBoundary('restore');
     const checkpoint = this.requireCheckpoint(label, 'restore');
     if (!options.code && !options.conversation)
@@ -370,20 +415,27 @@ export class AgentHistory {
       return !(r && r.kind === 'tool_result' && r.files && r.files.length > 0);
     });
     const result: RestoreResult = { checkpoint, irreversible };
-    if (options.code) {
+    const code = (): Awaitable<void> => {
+      if (!options.code) return;
       const touched = new Set<string>();
       for (const i of abandoned) if (i.kind === 'tool_result') for (const f of i.files ?? []) touched.add(f);
       const covered = new Set(Object.keys(checkpoint.files));
       const cwd = options.cwd ?? process.cwd();
       const notCovered = [...touched].filter((f) => !covered.has(resolve(cwd, f)));
-      result.files = { ...restoreFiles(checkpoint.files, this.backend.blobs), notCovered };
-    }
-    if (options.conversation)
-      result.conversation = this.rewind(
-        label,
-        options.digest === undefined ? {} : { digest: options.digest },
+      return then(restoreFiles(checkpoint.files, this.backend.blobs as BlobStore<boolean>), (files) => {
+        result.files = { ...files, notCovered };
+      });
+    };
+    return then(code(), () => {
+      if (!options.conversation) return result;
+      return then(
+        this.rewindUnit(label, options.digest === undefined ? {} : { digest: options.digest }),
+        (rewound) => {
+          result.conversation = rewound;
+          return result;
+        },
       );
-    return result;
+    });
   }
 
   /** The newest part of the path within a budget, cut so no tool call is separated from its result. */
@@ -392,10 +444,38 @@ export class AgentHistory {
   }
 
   /** Releases the writer lock. The object can still be read; writes throw. */
-  close(): void {
-    if (this.closed) return;
-    this.closed = true;
-    this.backend.close();
+  close(): StoreReturn<A, void> {
+    return this.run(() => {
+      if (this.closed) return;
+      this.closed = true;
+      return this.backend.close();
+    });
+  }
+
+  /**
+   * Runs one public call: its value on a synchronous backend; on an asynchronous one a promise (a throw
+   * becomes a rejection), with further calls refused until it settles, since the tree changes only
+   * once a write is durable.
+   */
+  private run<T>(f: () => Awaitable<T>): StoreReturn<A, T> {
+    if (!this.isAsync) {
+      const value = f();
+      if (isPromise(value))
+        throw new Error(`internal: ${this.where()}: a synchronous backend returned a promise`);
+      return value as StoreReturn<A, T>;
+    }
+    let value: Awaitable<T>;
+    try {
+      this.assertIdle();
+      value = f();
+    } catch (err) {
+      return Promise.reject(err as Error) as StoreReturn<A, T>;
+    }
+    if (!isPromise(value)) return Promise.resolve(value) as StoreReturn<A, T>;
+    this.busy = true;
+    return value.finally(() => {
+      this.busy = false;
+    }) as StoreReturn<A, T>;
   }
 
   private abandonedSince(checkpoint: Checkpoint): Item[] {
@@ -416,19 +496,25 @@ export class AgentHistory {
     return cp;
   }
 
-  private writeUnit(entries: LogEntry[], turn: number): void {
+  private writeUnit(entries: LogEntry[], turn: number): Awaitable<void> {
     this.assertOpen();
     const unit: LogEntry[] = [...entries, { t: 'commit', turn, time: this.now().toISOString() }];
-    const at = this.backend.write(unit);
     // Only after the write is durable does the in-memory tree change.
-    const problems: LogProblem[] = [];
-    unit.forEach((entry, i) => applyEntry(this.state, entry, 0, problems, at ? at[i] : undefined));
-    if (problems.length > 0)
-      throw new Error(`internal: a written unit did not apply cleanly: ${problems[0]!.message}`);
+    return then(this.backend.write(unit), (at) => {
+      const problems: LogProblem[] = [];
+      unit.forEach((entry, i) => applyEntry(this.state, entry, 0, problems, at ? at[i] : undefined));
+      if (problems.length > 0)
+        throw new Error(`internal: a written unit did not apply cleanly: ${problems[0]!.message}`);
+    });
   }
 
   private assertOpen(): void {
     if (this.closed) throw new Error(`${this.where()} is closed`);
+  }
+
+  private assertIdle(): void {
+    if (this.busy)
+      throw new Error(`${this.where()}: a write is still in progress; await it before the next call`);
   }
 
   private assertBoundary(op: string): void {

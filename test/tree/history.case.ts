@@ -1,7 +1,8 @@
 /**
  * The conformance suite every history backend runs (Hono/LangGraph style: one parameterised case
  * file, a few lines per backend). `reopen` must give a workspace that sees what was committed before,
- * as after a process restart.
+ * as after a process restart. Every call that may touch the store is awaited, so the same cases run on
+ * synchronous backends (memory, the folder workspace) and asynchronous ones (PostgreSQL).
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,15 +10,15 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Item, NewItem } from '../../src/transcript/items.js';
 import { ItemValidationError } from '../../src/transcript/validate.js';
-import { HistoryLockedError, type HistoryWorkspace } from '../../src/tree/backend.js';
+import { HistoryLockedError, type Awaitable, type HistoryStore } from '../../src/tree/backend.js';
 import { PendingTurnError, type AgentHistory } from '../../src/tree/history.js';
 
 export interface BackendFixture {
   /** A fresh, empty workspace. */
-  create(): HistoryWorkspace;
+  create(): Awaitable<HistoryStore>;
   /** The same workspace as a new process would see it (close the old one first). */
-  reopen(): HistoryWorkspace;
-  cleanup(): void;
+  reopen(): Awaitable<HistoryStore>;
+  cleanup(): Awaitable<void>;
 }
 
 const say = (text: string): NewItem => ({ kind: 'message', author: 'person', text });
@@ -39,9 +40,9 @@ const result = (callId: string, text = 'ok', files?: string[]): NewItem => ({
 });
 
 /** Appends and commits one turn. */
-function turn(h: AgentHistory, ...items: NewItem[]): Item[] {
+async function turn(h: AgentHistory<boolean>, ...items: NewItem[]): Promise<Item[]> {
   for (const i of items) h.append(i);
-  return h.commit();
+  return await h.commit();
 }
 const texts = (items: readonly Item[]): string[] =>
   items.map((i) => ('text' in i && typeof i.text === 'string' ? i.text : i.kind));
@@ -49,69 +50,69 @@ const texts = (items: readonly Item[]): string[] =>
 export function historyConformance(name: string, makeFixture: () => BackendFixture): void {
   describe(`history conformance: ${name}`, () => {
     let fx: BackendFixture;
-    let ws: HistoryWorkspace;
-    const open: AgentHistory[] = [];
-    const history = (c: string, a?: string): AgentHistory => {
-      const h = ws.history(c, a);
+    let ws: HistoryStore;
+    const open: AgentHistory<boolean>[] = [];
+    const history = async (c: string, a?: string): Promise<AgentHistory<boolean>> => {
+      const h = await ws.history(c, a);
       open.push(h);
       return h;
     };
-    const reopen = (): void => {
-      for (const h of open.splice(0)) h.close();
-      ws.close();
-      ws = fx.reopen();
+    const reopen = async (): Promise<void> => {
+      for (const h of open.splice(0)) await await h.close();
+      await ws.close();
+      ws = await fx.reopen();
     };
-    beforeEach(() => {
+    beforeEach(async () => {
       fx = makeFixture();
-      ws = fx.create();
+      ws = await fx.create();
     });
-    afterEach(() => {
-      for (const h of open.splice(0)) h.close();
-      ws.close();
-      fx.cleanup();
+    afterEach(async () => {
+      for (const h of open.splice(0)) await await h.close();
+      await ws.close();
+      await fx.cleanup();
     });
 
-    it('commits turns and keeps them across a reopen, with parents and turn numbers', () => {
-      const h = history('c1');
-      const [q] = turn(h, say('hello'));
-      const [a, b] = turn(h, answer('hi'), answer('there'));
+    it('commits turns and keeps them across a reopen, with parents and turn numbers', async () => {
+      const h = await history('c1');
+      const [q] = await turn(h, say('hello'));
+      const [a, b] = await turn(h, answer('hi'), answer('there'));
       expect(q!.parent).toBeNull();
       expect(a!.parent).toBe(q!.id);
       expect(b!.parent).toBe(a!.id);
       expect([q!.turn, a!.turn, b!.turn]).toEqual([1, 2, 2]);
       expect(h.tip).toBe(b!.id);
-      reopen();
-      const again = history('c1');
+      await reopen();
+      const again = await history('c1');
       expect(texts(again.path())).toEqual(['hello', 'hi', 'there']);
       expect(again.turn).toBe(2);
       expect(again.tip).toBe(b!.id);
       expect(again.problems).toEqual([]);
     });
 
-    it('gives the same bytes for a path before and after a reopen (prompt caches depend on it)', () => {
-      const h = history('c1');
-      turn(h, say('list it'), call('t1', 'bash', { z: 1, a: { y: [2, { c: 3, b: 4 }], x: 'k' } }));
-      turn(h, result('t1'));
+    it('gives the same bytes for a path before and after a reopen (prompt caches depend on it)', async () => {
+      const h = await history('c1');
+      await turn(h, say('list it'), call('t1', 'bash', { z: 1, a: { y: [2, { c: 3, b: 4 }], x: 'k' } }));
+      await turn(h, result('t1'));
       const before = JSON.stringify(h.path());
-      reopen();
-      expect(JSON.stringify(history('c1').path())).toBe(before);
+      await reopen();
+      expect(JSON.stringify((await history('c1')).path())).toBe(before);
     });
 
-    it('shows the pending turn in path() and loses it when never committed', () => {
-      const h = history('c1');
-      turn(h, say('one'));
+    it('shows the pending turn in path() and loses it when never committed', async () => {
+      const h = await history('c1');
+      await turn(h, say('one'));
       h.append(answer('pending'));
       expect(texts(h.path())).toEqual(['one', 'pending']);
-      reopen();
-      expect(texts(history('c1').path())).toEqual(['one']);
+      await reopen();
+      expect(texts((await history('c1')).path())).toEqual(['one']);
     });
 
-    it('rejects a malformed item naming the field, and writes nothing', () => {
-      const h = history('c1');
-      expect(() =>
+    it('rejects a malformed item naming the field, and writes nothing', async () => {
+      const h = await history('c1');
+      await expect(async () =>
         h.append({ kind: 'message', author: 'machinery', text: 'x' } as unknown as NewItem),
-      ).toThrow(ItemValidationError);
-      expect(() =>
+      ).rejects.toThrow(ItemValidationError);
+      await expect(async () =>
         h.append({
           kind: 'tool_result',
           author: 'machinery',
@@ -119,67 +120,67 @@ export function historyConformance(name: string, makeFixture: () => BackendFixtu
           name: 'n',
           content: [{ type: 'image', mediaType: 'image/bmp', data: '' }],
         } as unknown as NewItem),
-      ).toThrow(/field 'content\[0\]\.mediaType' expected one of image\/png/);
+      ).rejects.toThrow(/field 'content\[0\]\.mediaType' expected one of image\/png/);
       expect(h.hasPending).toBe(false);
-      expect(h.commit()).toEqual([]);
+      expect(await h.commit()).toEqual([]);
     });
 
-    it('branch moves the tip without writing items, survives a reopen, and switches back', () => {
-      const h = history('c1');
-      const [q] = turn(h, say('q'));
-      const [a1] = turn(h, answer('a1'));
-      const [f1] = turn(h, say('follow-up'));
+    it('branch moves the tip without writing items, survives a reopen, and switches back', async () => {
+      const h = await history('c1');
+      const [q] = await turn(h, say('q'));
+      const [a1] = await turn(h, answer('a1'));
+      const [f1] = await turn(h, say('follow-up'));
       const count = h.items().length;
-      h.branch(q!.id);
+      await h.branch(q!.id);
       expect(h.items().length).toBe(count);
       expect(texts(h.path())).toEqual(['q']);
-      const [a2] = turn(h, answer('a2'));
+      const [a2] = await turn(h, answer('a2'));
       expect(a2!.parent).toBe(q!.id);
-      reopen();
-      const r = history('c1');
+      await reopen();
+      const r = await history('c1');
       expect(r.tip).toBe(a2!.id);
       expect(texts(r.path())).toEqual(['q', 'a2']);
-      r.branch(f1!.id); // switch back
+      await r.branch(f1!.id); // switch back
       expect(texts(r.path())).toEqual(['q', 'a1', 'follow-up']);
-      reopen();
-      expect(history('c1').tip).toBe(f1!.id);
+      await reopen();
+      expect((await history('c1')).tip).toBe(f1!.id);
       expect(a1!.parent).toBe(q!.id);
     });
 
-    it('refuses tree moves in the middle of a turn', () => {
-      const h = history('c1');
-      const [q] = turn(h, say('q'));
+    it('refuses tree moves in the middle of a turn', async () => {
+      const h = await history('c1');
+      const [q] = await turn(h, say('q'));
       h.append(answer('half'));
-      expect(() => h.branch(q!.id)).toThrow(PendingTurnError);
-      expect(() => h.checkpoint('x')).toThrow(PendingTurnError);
-      expect(() => h.fork()).toThrow(PendingTurnError);
-      expect(() => h.branch('nope')).toThrow(PendingTurnError);
+      await expect(async () => await h.branch(q!.id)).rejects.toThrow(PendingTurnError);
+      await expect(async () => await h.checkpoint('x')).rejects.toThrow(PendingTurnError);
+      await expect(async () => await h.fork()).rejects.toThrow(PendingTurnError);
+      await expect(async () => await h.branch('nope')).rejects.toThrow(PendingTurnError);
       h.discard();
-      expect(() => h.branch('nope')).toThrow(/no item nope/);
+      await expect(async () => await h.branch('nope')).rejects.toThrow(/no item nope/);
     });
 
-    it('edit-and-rerun adds a sibling under the same parent and keeps the old answer', () => {
-      const h = history('c1');
-      const [sys] = turn(h, say('context'));
-      const [prompt] = turn(h, say('write a poem'));
-      const [poem] = turn(h, answer('roses…'));
+    it('edit-and-rerun adds a sibling under the same parent and keeps the old answer', async () => {
+      const h = await history('c1');
+      const [sys] = await turn(h, say('context'));
+      const [prompt] = await turn(h, say('write a poem'));
+      const [poem] = await turn(h, answer('roses…'));
       const edited = h.edit(prompt!.id, say('write a haiku'));
       h.append(answer('old pond…'));
-      h.commit();
+      await h.commit();
       expect(edited.parent).toBe(sys!.id);
       expect(h.children(sys!.id).map((i) => i.id)).toEqual([prompt!.id, edited.id]);
       expect(texts(h.path())).toEqual(['context', 'write a haiku', 'old pond…']);
-      h.branch(poem!.id);
+      await h.branch(poem!.id);
       expect(texts(h.path())).toEqual(['context', 'write a poem', 'roses…']);
     });
 
-    it('fork copies the path with fresh ids and a lineage link; later items stay apart', () => {
-      const h = history('c1');
-      turn(h, say('q'));
-      turn(h, call('t1'), result('t1'));
-      turn(h, answer('done'));
-      h.checkpoint('before-more');
-      const f = h.fork({ conversation: 'c1-fork' });
+    it('fork copies the path with fresh ids and a lineage link; later items stay apart', async () => {
+      const h = await history('c1');
+      await turn(h, say('q'));
+      await turn(h, call('t1'), result('t1'));
+      await turn(h, answer('done'));
+      await h.checkpoint('before-more');
+      const f = await h.fork({ conversation: 'c1-fork' });
       open.push(f);
       expect(f.conversation).toBe('c1-fork');
       expect(texts(f.path())).toEqual(texts(h.path()));
@@ -194,46 +195,46 @@ export function historyConformance(name: string, makeFixture: () => BackendFixtu
       ).toEqual(['t1']);
       expect(f.checkpoints().map((c) => c.label)).toEqual(['before-more']);
       expect(f.checkpoints()[0]!.at).toBe(f.tip);
-      turn(f, say('only in fork'));
-      turn(h, say('only in source'));
+      await turn(f, say('only in fork'));
+      await turn(h, say('only in source'));
       expect(texts(f.path())).not.toContain('only in source');
       expect(texts(h.path())).not.toContain('only in fork');
-      expect(ws.conversation('c1-fork')?.forkedFrom).toEqual({
+      expect((await ws.conversation('c1-fork'))?.forkedFrom).toEqual({
         conversation: 'c1',
         agent: 'main',
         tip: f.header?.forkedFrom?.tip,
       });
       expect(f.header?.forkedFrom?.conversation).toBe('c1');
-      expect(() => h.fork({ conversation: 'c1-fork' })).toThrow(/already/);
-      reopen();
-      expect(texts(history('c1-fork').path())).toEqual([
+      await expect(async () => await h.fork({ conversation: 'c1-fork' })).rejects.toThrow(/already/);
+      await reopen();
+      expect(texts((await history('c1-fork')).path())).toEqual([
         'q',
         'tool_call',
         'tool_result',
         'done',
         'only in fork',
       ]);
-      expect(texts(history('c1').path())).toEqual([
+      expect(texts((await history('c1')).path())).toEqual([
         'q',
         'tool_call',
         'tool_result',
         'done',
         'only in source',
       ]);
-      expect(ws.conversation('c1-fork')?.forkedFrom?.conversation).toBe('c1');
+      expect((await ws.conversation('c1-fork'))?.forkedFrom?.conversation).toBe('c1');
     });
 
-    it('fork points compaction items at the copies, parameters included', () => {
-      const h = history('c1');
-      const [q, c, r] = turn(h, say('q'), call('t1'), result('t1'));
-      turn(h, {
+    it('fork points compaction items at the copies, parameters included', async () => {
+      const h = await history('c1');
+      const [q, c, r] = await turn(h, say('q'), call('t1'), result('t1'));
+      await turn(h, {
         kind: 'compaction',
         author: 'machinery',
         rung: 'elide',
         range: { from: r!.id, to: r!.id },
         params: { ids: [r!.id], runs: [{ from: q!.id, to: c!.id }], note: 'kept as is' },
       });
-      const f = h.fork({ conversation: 'c1-fork' });
+      const f = await h.fork({ conversation: 'c1-fork' });
       open.push(f);
       const copies = f.path();
       const record = copies.find((i) => i.kind === 'compaction');
@@ -244,29 +245,31 @@ export function historyConformance(name: string, makeFixture: () => BackendFixtu
       });
     });
 
-    it('rewind moves the tip to the checkpoint and appends the caller digest; a reload keeps both', () => {
-      const h = history('c1');
-      const [q] = turn(h, say('q'));
-      const cp = h.checkpoint('start');
+    it('rewind moves the tip to the checkpoint and appends the caller digest; a reload keeps both', async () => {
+      const h = await history('c1');
+      const [q] = await turn(h, say('q'));
+      const cp = await h.checkpoint('start');
       expect(cp.at).toBe(q!.id);
-      turn(h, call('x'), result('x'), answer('explored'));
-      const r = h.rewind('start', { digest: 'tried x; it failed' });
+      await turn(h, call('x'), result('x'), answer('explored'));
+      const r = await h.rewind('start', { digest: 'tried x; it failed' });
       expect(r.abandoned.map((i) => i.kind)).toEqual(['tool_call', 'tool_result', 'message']);
       expect(r.digest?.kind).toBe('digest');
       expect(r.digest?.parent).toBe(q!.id);
       expect(texts(h.path())).toEqual(['q', 'tried x; it failed']);
-      reopen();
-      const again = history('c1');
+      await reopen();
+      const again = await history('c1');
       expect(texts(again.path())).toEqual(['q', 'tried x; it failed']);
       expect(again.checkpoints().map((c) => c.label)).toEqual(['start']);
-      expect(() => again.rewind('nope')).toThrow(/no checkpoint 'nope'.*known: start/);
+      await expect(async () => await again.rewind('nope')).rejects.toThrow(
+        /no checkpoint 'nope'.*known: start/,
+      );
     });
 
-    it('writes an extractive digest: tool calls, files touched, last model text', () => {
-      const h = history('c1');
-      turn(h, say('q'));
-      h.checkpoint('cp');
-      turn(
+    it('writes an extractive digest: tool calls, files touched, last model text', async () => {
+      const h = await history('c1');
+      await turn(h, say('q'));
+      await h.checkpoint('cp');
+      await turn(
         h,
         call('a', 'edit_file'),
         result('a', 'edited', ['src/x.ts']),
@@ -274,7 +277,7 @@ export function historyConformance(name: string, makeFixture: () => BackendFixtu
         result('b'),
         answer('I changed x.ts and ran tests'),
       );
-      const r = h.rewind('cp');
+      const r = await h.rewind('cp');
       const text = (r.digest as { text: string }).text;
       expect(text).toContain('Abandoned 5 items');
       expect(text).toContain('Tool calls made: edit_file, bash');
@@ -282,18 +285,18 @@ export function historyConformance(name: string, makeFixture: () => BackendFixtu
       expect(text).toContain('Last model text: I changed x.ts and ran tests');
     });
 
-    it('restores files (code), the conversation, or both, and reports what it cannot undo', () => {
+    it('restores files (code), the conversation, or both, and reports what it cannot undo', async () => {
       const dir = mkdtempSync(join(tmpdir(), 'gf-restore-'));
       try {
         const a = join(dir, 'a.txt');
         const made = join(dir, 'made.txt');
         writeFileSync(a, 'original');
-        const h = history('c1');
-        turn(h, say('q'));
-        h.checkpoint('cp', { files: [a, made] });
+        const h = await history('c1');
+        await turn(h, say('q'));
+        await h.checkpoint('cp', { files: [a, made] });
         writeFileSync(a, 'changed');
         writeFileSync(made, 'new file');
-        turn(
+        await turn(
           h,
           call('e', 'edit'),
           result('e', 'ok', [a, made]),
@@ -302,7 +305,7 @@ export function historyConformance(name: string, makeFixture: () => BackendFixtu
           call('w', 'write'),
           result('w', 'ok', [join(dir, 'other.txt')]),
         );
-        const codeOnly = h.restore('cp', { code: true });
+        const codeOnly = await h.restore('cp', { code: true });
         expect(readFileSync(a, 'utf8')).toBe('original');
         expect(existsSync(made)).toBe(false);
         expect(codeOnly.files?.restored).toEqual([a]);
@@ -312,27 +315,27 @@ export function historyConformance(name: string, makeFixture: () => BackendFixtu
         expect(codeOnly.conversation).toBeUndefined();
         expect(h.path()).toHaveLength(7); // conversation untouched
         writeFileSync(a, 'changed again');
-        reopen(); // the snapshot outlives the process
-        const again = history('c1');
-        const both = again.restore('cp', { code: true, conversation: true });
+        await reopen(); // the snapshot outlives the process
+        const again = await history('c1');
+        const both = await again.restore('cp', { code: true, conversation: true });
         expect(readFileSync(a, 'utf8')).toBe('original');
         expect(both.conversation?.digest?.kind).toBe('digest');
         expect(texts(again.path())[0]).toBe('q');
         expect(again.path()).toHaveLength(2);
-        expect(() => again.restore('cp', {})).toThrow(/code, conversation or both/);
+        await expect(async () => await again.restore('cp', {})).rejects.toThrow(/code, conversation or both/);
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }
     });
 
-    it('resume cuts the newest part without splitting tool pairs and drops checkpoints it cut', () => {
-      const h = history('c1');
-      turn(h, say('q1'));
-      h.checkpoint('early');
-      turn(h, call('p1'), call('p2'), result('p1'), result('p2')); // parallel calls
-      h.checkpoint('mid');
-      turn(h, answer('a'), say('q2'), call('p3'), result('p3'));
-      h.checkpoint('late');
+    it('resume cuts the newest part without splitting tool pairs and drops checkpoints it cut', async () => {
+      const h = await history('c1');
+      await turn(h, say('q1'));
+      await h.checkpoint('early');
+      await turn(h, call('p1'), call('p2'), result('p1'), result('p2')); // parallel calls
+      await h.checkpoint('mid');
+      await turn(h, answer('a'), say('q2'), call('p3'), result('p3'));
+      await h.checkpoint('late');
       const path = h.path();
       expect(path).toHaveLength(9);
       for (let max = 0; max <= 9; max++) {
@@ -359,31 +362,31 @@ export function historyConformance(name: string, makeFixture: () => BackendFixtu
       expect(six.dropped[0]!.reason).toMatch(/was cut/);
       const byTokens = h.resume({ maxTokens: 5, estimate: () => 1 });
       expect(texts(byTokens.items)).toEqual(['a', 'q2', 'tool_call', 'tool_result']);
-      expect(() => h.resume({})).toThrow(/maxItems or maxTokens/);
+      await expect(async () => h.resume({})).rejects.toThrow(/maxItems or maxTokens/);
     });
 
-    it('keeps two agents of one conversation in two histories', () => {
-      const main = history('c1');
-      const helper = history('c1', 'researcher');
-      turn(main, say('for main'));
-      turn(helper, say('for researcher'));
+    it('keeps two agents of one conversation in two histories', async () => {
+      const main = await history('c1');
+      const helper = await history('c1', 'researcher');
+      await turn(main, say('for main'));
+      await turn(helper, say('for researcher'));
       expect(texts(main.path())).toEqual(['for main']);
       expect(texts(helper.path())).toEqual(['for researcher']);
-      expect(ws.conversation('c1')?.agents).toEqual(['main', 'researcher']);
-      reopen();
-      expect(texts(history('c1', 'researcher').path())).toEqual(['for researcher']);
-      expect(ws.conversations()).toEqual(['c1']);
+      expect((await ws.conversation('c1'))?.agents).toEqual(['main', 'researcher']);
+      await reopen();
+      expect(texts((await history('c1', 'researcher')).path())).toEqual(['for researcher']);
+      expect(await ws.conversations()).toEqual(['c1']);
     });
 
-    it('lets only one writer hold a conversation-and-agent', () => {
-      const h = history('c1');
-      expect(() => ws.history('c1')).toThrow(HistoryLockedError);
-      const other = history('c1', 'other'); // another agent is another history
-      turn(other, say('fine'));
-      h.close();
-      const again = history('c1');
-      turn(again, say('after release'));
-      expect(() => turn(h, say('closed'))).toThrow(/closed/);
+    it('lets only one writer hold a conversation-and-agent', async () => {
+      const h = await history('c1');
+      await expect(async () => ws.history('c1')).rejects.toThrow(HistoryLockedError);
+      const other = await history('c1', 'other'); // another agent is another history
+      await turn(other, say('fine'));
+      await h.close();
+      const again = await history('c1');
+      await turn(again, say('after release'));
+      await expect(async () => await turn(h, say('closed'))).rejects.toThrow(/closed/);
     });
   });
 }
