@@ -58,7 +58,7 @@ export function historyConformance(name: string, makeFixture: () => BackendFixtu
       return h;
     };
     const reopen = async (): Promise<void> => {
-      for (const h of open.splice(0)) await await h.close();
+      for (const h of open.splice(0)) await h.close();
       await ws.close();
       ws = await fx.reopen();
     };
@@ -67,7 +67,7 @@ export function historyConformance(name: string, makeFixture: () => BackendFixtu
       ws = await fx.create();
     });
     afterEach(async () => {
-      for (const h of open.splice(0)) await await h.close();
+      for (const h of open.splice(0)) await h.close();
       await ws.close();
       await fx.cleanup();
     });
@@ -172,6 +172,25 @@ export function historyConformance(name: string, makeFixture: () => BackendFixtu
       expect(texts(h.path())).toEqual(['context', 'write a haiku', 'old pond…']);
       await h.branch(poem!.id);
       expect(texts(h.path())).toEqual(['context', 'write a poem', 'roses…']);
+    });
+
+    it('keeps the system prompt it was created with, across a reopen and into a fork', async () => {
+      const h = await ws.history('c-sys', 'main', { system: 'You are terse.' });
+      open.push(h);
+      await turn(h, say('q'));
+      expect(h.system).toBe('You are terse.');
+      const f = await h.fork({ conversation: 'c-sys-fork' });
+      open.push(f);
+      expect(f.system).toBe('You are terse.');
+      await reopen();
+      expect((await history('c-sys')).system).toBe('You are terse.');
+      // Fixed when created: another prompt is refused by name, and the history stays as it was.
+      await expect(
+        (async () => ws.history('c-sys-fork', 'main', { system: 'You are chatty.' }))(),
+      ).rejects.toThrow(
+        /c-sys-fork agent main exists and was created with another system prompt \(14 chars\)/,
+      );
+      expect((await history('c-plain')).system).toBeUndefined();
     });
 
     it('fork copies the path with fresh ids and a lineage link; later items stay apart', async () => {
