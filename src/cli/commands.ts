@@ -2,6 +2,7 @@ import { benchCommand } from './bench.js';
 import type { Command } from './command.js';
 import { compactCommand } from './compact.js';
 import { decodeCommand } from './decode.js';
+import { exportCommand } from './export.js';
 import { importCommand } from './import.js';
 import { probeCommand } from './probe.js';
 import { reindexCommand } from './reindex.js';
@@ -22,6 +23,7 @@ export const COMMANDS: readonly Command[] = [
   shapesCommand,
   importCommand,
   treeCommand,
+  exportCommand,
   reindexCommand,
   viewCommand,
   compactCommand,

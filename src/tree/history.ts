@@ -114,6 +114,16 @@ export class AgentHistory {
     return committed.concat(tail.reverse());
   }
 
+  /**
+   * The path root → `itemId` (committed items): any branch of the tree, not only the active one.
+   * `null` gives an empty path; an unknown id throws naming the history.
+   */
+  pathTo(itemId: string | null): Item[] {
+    if (itemId !== null && !this.state.items.has(itemId))
+      throw new RangeError(`pathTo: no item ${itemId} in ${this.where()}`);
+    return pathTo(this.state, itemId);
+  }
+
   /** Every committed item, in log order (all branches). */
   items(): readonly Item[] {
     return this.state.order;
