@@ -4,6 +4,7 @@ import { compactCommand } from './compact.js';
 import { decodeCommand } from './decode.js';
 import { exportCommand } from './export.js';
 import { importCommand } from './import.js';
+import { inspectCommand } from './inspect.js';
 import { probeCommand } from './probe.js';
 import { reindexCommand } from './reindex.js';
 import { replCommand } from './repl.js';
@@ -30,5 +31,6 @@ export const COMMANDS: readonly Command[] = [
   replCommand,
   probeCommand,
   serveCommand,
+  inspectCommand,
   benchCommand,
 ];

@@ -245,18 +245,21 @@ export class AgentHistory {
   }
 
   /**
-   * Copies the path root → tip into a new conversation with fresh item ids and a lineage link. Later
+   * Copies the path root → tip (or root → `at`, any item: forking from another branch moves no tip)
+   * into a new conversation with fresh item ids and a lineage link. Later
    * items in either history never show in the other. Checkpoints on the path are copied too.
    * Returns the new history, open for writing.
    */
-  fork(options: { conversation?: string } = {}): AgentHistory {
+  fork(options: { conversation?: string; at?: string | null } = {}): AgentHistory {
     this.assertBoundary('fork');
-    const path = pathTo(this.state, this.state.tip);
+    const at = options.at === undefined ? this.state.tip : options.at;
+    if (at !== null && !this.state.items.has(at)) throw new RangeError(`fork: no item ${at} in ${this.where()}`);
+    const path = pathTo(this.state, at);
     const conversation = options.conversation ?? this.backend.newConversationId();
     const target = this.backend.createFork(conversation, {
       conversation: this.conversation,
       agent: this.agent,
-      tip: this.state.tip,
+      tip: at,
     });
     const ids = new Map<string, string>();
     const entries: LogEntry[] = [];
