@@ -110,7 +110,7 @@ function Conversations() {
 const ROW = 22;
 const PAGE = 500;
 
-function TreeLine(props: { row: TreeRow; selected: boolean; onSelect: (id: string) => void }) {
+function TreeLine(props: { row: TreeRow; agent: string; selected: boolean; onSelect: (id: string) => void }) {
   const r = props.row;
   return (
     <div
@@ -126,7 +126,6 @@ function TreeLine(props: { row: TreeRow; selected: boolean; onSelect: (id: strin
       <span class="meta">
         t{r.turn} {r.author}/{r.kind}
       </span>{' '}
-      <span class="text">{r.preview}</span>
       {r.tip && <span class="tag tip">tip</span>}
       {r.checkpoints.map((c) => (
         <span class="tag cp" key={c}>
@@ -134,10 +133,11 @@ function TreeLine(props: { row: TreeRow; selected: boolean; onSelect: (id: strin
         </span>
       ))}
       {r.forks.map((f) => (
-        <a class="tag fork" key={f} href={`#/c/${f}/main`} onClick={(e) => e.stopPropagation()}>
+        <a class="tag fork" key={f} href={`#/c/${f}/${props.agent}`} onClick={(e) => e.stopPropagation()}>
           fork → {f}
         </a>
       ))}
+      <span class="text">{r.preview}</span>
     </div>
   );
 }
@@ -224,7 +224,7 @@ function Conversation(props: { conversation: string; agent: string; focus?: stri
             version={version}
             scrollTo={scrollTo}
             load={(offset) => get<TreePage>(`${api}/tree`, { offset, limit: PAGE }).then((p) => p.rows)}
-            render={(row) => <TreeLine row={row} selected={row.id === at} onSelect={select} />}
+            render={(row) => <TreeLine row={row} agent={agent} selected={row.id === at} onSelect={select} />}
           />
         )}
       </section>
