@@ -253,7 +253,8 @@ export class AgentHistory {
   fork(options: { conversation?: string; at?: string | null } = {}): AgentHistory {
     this.assertBoundary('fork');
     const at = options.at === undefined ? this.state.tip : options.at;
-    if (at !== null && !this.state.items.has(at)) throw new RangeError(`fork: no item ${at} in ${this.where()}`);
+    if (at !== null && !this.state.items.has(at))
+      throw new RangeError(`fork: no item ${at} in ${this.where()}`);
     const path = pathTo(this.state, at);
     const conversation = options.conversation ?? this.backend.newConversationId();
     const target = this.backend.createFork(conversation, {
