@@ -52,6 +52,11 @@ export interface InspectorOptions {
   accessToken?: string;
   /** The mutation token (default: random per handler). */
   csrfToken?: string;
+  /**
+   * Another handler served under `/v1/` as it is (`glyphfold serve --workspace`: the render endpoint
+   * beside the inspector). It writes nothing to the workspace, so the inspector's checks do not apply.
+   */
+  v1?: (request: Request) => Promise<Response>;
 }
 
 /** The model a provider's views are built for when the page does not name one. */
@@ -495,6 +500,7 @@ export function createInspector(options: InspectorOptions): {
 
   async function handler(request: Request): Promise<Response> {
     const url = new URL(request.url);
+    if (options.v1 && url.pathname.startsWith('/v1/')) return options.v1(request);
     const base = {
       'content-security-policy': CSP,
       'x-content-type-options': 'nosniff',

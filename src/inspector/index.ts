@@ -17,6 +17,8 @@ export interface StartOptions {
   /** Default 127.0.0.1. Any other address gets a random access token, printed in the URL. */
   host?: string;
   readOnly?: boolean;
+  /** A handler for `/v1/…` served beside the page (see `InspectorOptions.v1`). */
+  v1?: (request: Request) => Promise<Response>;
 }
 
 export interface RunningInspector {
@@ -40,6 +42,7 @@ export async function startInspector(options: StartOptions): Promise<RunningInsp
     hosts,
     ...(options.readOnly ? { readOnly: true } : {}),
     ...(accessToken ? { accessToken } : {}),
+    ...(options.v1 ? { v1: options.v1 } : {}),
   });
   let running;
   try {

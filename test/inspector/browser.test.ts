@@ -4,7 +4,8 @@
  * read back to check it changed as it should. Skipped, saying why, when no Chromium is installed
  * (`.ci/run` installs it). `GLYPHFOLD_SCREENSHOTS=1` also writes the screenshots in docs/inspector/.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -225,7 +226,7 @@ describe.skipIf(!executable && !required)('the inspector in Chromium', () => {
       await pages
         .first()
         .locator('img')
-        .evaluate((img: HTMLImageElement) => img.naturalWidth > 0),
+        .evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth > 0),
     ).toBe(true);
     expect(await pages.first().locator('.decoded').textContent()).toContain('npm run lint -- src/module');
     expect(await page.getByTestId('legibility').textContent()).toMatch(/expected CER/);
@@ -400,6 +401,40 @@ describe('the inspector API without a browser', () => {
       await exposed.close();
     }
   });
+
+  for (const command of ['inspect', 'serve'] as const)
+    it(`glyphfold ${command} --workspace serves the page and the API${command === 'serve' ? ' beside /v1/' : ''}, and stops on SIGTERM`, async () => {
+      const child = spawn(
+        process.execPath,
+        ['--import', 'tsx', 'src/cli/main.ts', command, '--workspace', dir, '--port', '0'],
+        { stdio: ['ignore', 'pipe', 'pipe'] },
+      );
+      try {
+        let out = '';
+        child.stdout.setEncoding('utf8');
+        const url = await new Promise<string>((ok, fail) => {
+          child.stdout.on('data', (c: string) => {
+            out += c;
+            const m = /inspector on (http:\/\/127\.0\.0\.1:\d+\/)/.exec(out);
+            if (m) ok(m[1]!);
+          });
+          child.once('exit', (code) => fail(new Error(`${command} exited early with ${code}: ${out}`)));
+        });
+        const page = await fetch(url);
+        expect(await page.text()).toContain('<script type="module" src="/app.js"></script>');
+        expect((await fetch(url + 'app.js')).status).toBe(200);
+        const list = (await (await fetch(url + 'api/conversations')).json()) as {
+          conversations: { id: string }[];
+        };
+        expect(list.conversations.map((c) => c.id)).toContain('c1');
+        expect((await fetch(url + 'v1/health')).status).toBe(command === 'serve' ? 200 : 404);
+        const exited = once(child, 'exit');
+        child.kill('SIGTERM');
+        expect(((await exited) as [number | null])[0]).toBe(0);
+      } finally {
+        if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      }
+    });
 
   it('refuses a directory that holds no workspace, and creates nothing there', async () => {
     const empty = mkdtempSync(join(tmpdir(), 'gf-inspector-empty-'));
