@@ -14,7 +14,7 @@ import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { prepareRequest } from '../compaction/policy.js';
 import { resolveProfile } from '../providers/index.js';
-import { decode } from '../render/index.js';
+import { decode, layoutRows, parseVariant, variantCell } from '../render/index.js';
 import { Workspace } from '../store/workspace.js';
 import { validateId } from '../store/ids.js';
 import { estimateTokens } from '../tokens/index.js';
@@ -468,6 +468,7 @@ export function createInspector(options: InspectorOptions): {
         return {
           run: r,
           page: k,
+          lines: decoded === null || variant === undefined ? null : lineBands(decoded, variant, p.width),
           width: p.width,
           height: p.height,
           chars: p.chars,
@@ -564,4 +565,23 @@ export function createInspector(options: InspectorOptions): {
       ws.close();
     },
   };
+}
+
+/**
+ * Where each line of a page's decoded text sits on the page, in pixels (`lines` layout: rows from
+ * the top, one cell pitch each; a long line soft-wraps onto several). `null` for the flow layout,
+ * whose rows do not follow lines.
+ */
+export function lineBands(text: string, variantId: string, width: number): { y: number; h: number }[] | null {
+  const v = parseVariant(variantId);
+  if (v.layout !== 'lines') return null;
+  const pitch = variantCell(v);
+  const cols = Math.floor(width / pitch.width);
+  let row = 0;
+  return text.split('\n').map((line) => {
+    const rows = layoutRows(line, { cols, cell: v.cell, layout: 'lines' });
+    const band = { y: row * pitch.height, h: rows * pitch.height };
+    row += rows;
+    return band;
+  });
 }

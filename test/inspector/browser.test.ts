@@ -16,6 +16,7 @@ import { startInspector, type RunningInspector } from '../../src/inspector/index
 import { Workspace } from '../../src/store/index.js';
 import { importTranscript } from '../../src/transcript/import/index.js';
 import { buildFixture, type Fixture } from './fixture.js';
+import { shrinkPng } from './shrink-png.js';
 
 function findChromium(): string | undefined {
   const named = process.env.GLYPHFOLD_CHROMIUM;
@@ -62,6 +63,7 @@ describe.skipIf(!executable && !required)('the inspector in Chromium', () => {
     if (!SHOTS) return;
     mkdirSync(SHOTS, { recursive: true });
     await page.screenshot({ path: join(SHOTS, `${name}.png`) });
+    shrinkPng(join(SHOTS, `${name}.png`));
   };
   const node = (id: string) => page.locator(`[data-testid="tree-node"][data-id="${id}"]`);
 
@@ -230,6 +232,21 @@ describe.skipIf(!executable && !required)('the inspector in Chromium', () => {
     ).toBe(true);
     expect(await pages.first().locator('.decoded').textContent()).toContain('npm run lint -- src/module');
     expect(await page.getByTestId('legibility').textContent()).toMatch(/expected CER/);
+    // Hovering a decoded line lays a band over its pixel rows on the page.
+    await pages.first().locator('[data-line="3"]').hover();
+    const band = await pages
+      .first()
+      .getByTestId('page-band')
+      .evaluate((el) => [
+        (el as unknown as { offsetTop: number }).offsetTop,
+        (el as unknown as { offsetHeight: number }).offsetHeight,
+      ]);
+    expect(band[0]).toBeGreaterThan(0);
+    expect(band[1]).toBeGreaterThan(0);
+    expect(await pages.first().locator('.decoded .hl').getAttribute('data-line')).toBe('3');
+    await pages.first().evaluate((el) => ((el as unknown as { scrollLeft: number }).scrollLeft = 0));
+    await shot('compaction-pages');
+    await page.getByTestId('compact-summary').scrollIntoViewIfNeeded();
     await shot('compaction-preview');
     expect(read((ws) => ws.history('c1', 'main', { readOnly: true }).items().length)).toBe(before);
   });

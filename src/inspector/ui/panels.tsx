@@ -183,6 +183,8 @@ interface Preview {
     chars: number;
     png: string;
     decoded: string | null;
+    /** Pixel band of each decoded line on the page (lines layout). */
+    lines: { y: number; h: number }[] | null;
   }[];
   takenBy: Record<string, string>;
   path: PathRow[];
@@ -192,15 +194,43 @@ interface Preview {
 
 function PageBeside(props: { page: Preview['pages'][number]; source: string }) {
   const [hover, setHover] = useState<string | null>(null);
+  const [at, setAt] = useState<number | null>(null);
   const lines = (props.page.decoded ?? '').split('\n');
+  const band = at === null ? undefined : props.page.lines?.[at];
+  // Pointer over the page: the line whose band holds that pixel row.
+  const lineAt = (y: number): number | null => {
+    const k = props.page.lines?.findIndex((b) => y >= b.y && y < b.y + b.h) ?? -1;
+    return k >= 0 ? k : null;
+  };
+  const enter = (k: number | null) => {
+    setAt(k);
+    setHover(k === null ? null : (lines[k] ?? null));
+  };
   return (
     <div class="page-pair" data-testid="snapshot-page">
-      <img
-        src={`data:image/png;base64,${props.page.png}`}
-        width={props.page.width}
-        height={props.page.height}
-        alt={`snapshot page ${props.page.page + 1}`}
-      />
+      <div
+        class="page-img"
+        onMouseMove={(e) => enter(lineAt((e as MouseEvent).offsetY))}
+        onMouseLeave={() => enter(null)}
+      >
+        <img
+          src={`data:image/png;base64,${props.page.png}`}
+          width={props.page.width}
+          height={props.page.height}
+          alt={`snapshot page ${props.page.page + 1}`}
+        />
+        {band && (
+          <div
+            class="band"
+            data-testid="page-band"
+            ref={(el) => {
+              if (!el) return;
+              el.style.top = `${band.y}px`;
+              el.style.height = `${band.h}px`;
+            }}
+          />
+        )}
+      </div>
       <div class="page-text">
         <div class="dim">
           page {props.page.page + 1}: {props.page.width}×{props.page.height}, {props.page.chars} chars;
@@ -213,9 +243,10 @@ function PageBeside(props: { page: Preview['pages'][number]; source: string }) {
             {lines.map((l, k) => (
               <div
                 key={k}
-                class={`line${hover !== null && l.trim() !== '' && l === hover ? ' hl' : ''}`}
-                onMouseEnter={() => setHover(l)}
-                onMouseLeave={() => setHover(null)}
+                data-line={k}
+                class={`line${at === k ? ' hl' : ''}`}
+                onMouseEnter={() => enter(k)}
+                onMouseLeave={() => enter(null)}
               >
                 {l || ' '}
               </div>
