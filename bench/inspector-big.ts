@@ -4,7 +4,8 @@
  * Writes a workspace with one agent history of N items (default 100,000: 25,000 turns of a person
  * message, a tool call, its result and a model answer; every 1,000th turn leaves a side branch), starts
  * the real server and measures, once each (a measurement, not a test):
- * - API: the first tree page (cold: the log read and laid out), a page at the end (warm), a path page;
+ * - API: the first tree page (cold: the log read and laid out), a page at the end (warm), a path page,
+ *   the screen/wire views and a compaction preview of the whole path (not paged);
  * - Chromium (when installed): page load until the first tree rows are drawn, a jump to the last row,
  *   and how many rows are in the DOM (the list is virtualized, so it stays ~50 whatever N is).
  * Prints one JSON object.
@@ -76,6 +77,20 @@ try {
   out.pathPage = await timed(`${api}/path?offset=${Math.floor(target / 2)}&limit=500`);
   out.pathPageAgain = await timed(`${api}/path?offset=${Math.floor(target / 2)}&limit=500`);
   out.conversations = await timed(`${server.url}api/conversations`);
+  // Not paged: the whole request of the 100k-item path is built.
+  out.viewsAnthropic = await timed(`${api}/views?provider=anthropic`);
+  const t1 = performance.now();
+  const preview = await fetch(`${api}/compact-preview`, {
+    method: 'POST',
+    headers: { 'x-glyphfold-token': server.csrfToken, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'claude-sonnet-4-5', budget: 150000 }),
+  });
+  const previewBody = await preview.text();
+  out.compactPreview = {
+    status: preview.status,
+    ms: Math.round(performance.now() - t1),
+    bytes: previewBody.length,
+  };
 
   let executable: string | undefined;
   try {
@@ -99,6 +114,17 @@ try {
     await page.locator('[data-testid="tree-node"]').last().click();
     await page.getByTestId('path-summary').waitFor();
     out.browserSelectShowPathMs = Math.round(performance.now() - t);
+    t = performance.now();
+    await page.getByTestId('tab-views').click();
+    await page.getByTestId('token-total').waitFor({ timeout: 120_000 });
+    out.browserViewsMs = Math.round(performance.now() - t);
+    t = performance.now();
+    await page.getByTestId('tab-compact').click();
+    await page.getByTestId('compact-budget').fill('150000');
+    await page.getByTestId('compact-run').click();
+    await page.getByTestId('compact-summary').waitFor({ timeout: 300_000 });
+    out.browserCompactPreviewMs = Math.round(performance.now() - t);
+    out.domRowsAfterPreview = await page.locator('.node').count();
     await browser.close();
   }
   await server.close();

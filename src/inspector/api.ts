@@ -69,6 +69,7 @@ export const DEFAULT_MODELS: Readonly<Record<WireProvider, string>> = {
 
 const PAGE_LIMIT = 2000;
 const MAX_BODY = 64 * 1024;
+const REQUEST_SHOWN = 1024 * 1024;
 
 export const CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
@@ -406,11 +407,18 @@ export function createInspector(options: InspectorOptions): {
           return json({ provider, model, screen, wire: null, repairs: [], tokens: null });
         const { body: wire, repairs } = wireView(provider, path, request);
         const est = estimateTokens(provider, path, request);
+        // Figures cover the whole path; the page gets the newest `last` bubbles and wire entries, so a
+        // long history stays light (the whole body is one export away).
+        const last = intParam(url, 'last', 300, 100_000);
+        const key = ['messages', 'input', 'contents'].find((k) => Array.isArray(wire[k]));
+        const entries = key ? (wire[key] as unknown[]) : [];
         return json({
           provider,
           model,
-          screen,
-          wire,
+          screen: { ...screen, bubbles: screen.bubbles.slice(-last) },
+          bubbles: screen.bubbles.length,
+          wire: key ? { ...wire, [key]: entries.slice(-last) } : wire,
+          wireEntries: entries.length,
           repairs,
           tokens: { total: est.total, window: profile.contextWindow, rows: est.rows },
         });
@@ -495,7 +503,11 @@ export function createInspector(options: InspectorOptions): {
       takenBy,
       path: path.map(pathRow),
       tokens: { before: before.rows, after: after.rows, totalBefore: before.total, totalAfter: after.total },
-      request: prepared.body,
+      // Past a megabyte the body is not shipped to the page (a 100k-item path's is tens of MB);
+      // `glyphfold compact` writes it whole.
+      ...(JSON.stringify(prepared.body).length <= REQUEST_SHOWN
+        ? { request: prepared.body }
+        : { request: null, requestBytes: JSON.stringify(prepared.body).length }),
     };
   }
 

@@ -175,6 +175,31 @@ describe.skipIf(!executable && !required)('the inspector in Chromium', () => {
     expect((h.tip as { text: string }).text).toBe(shown);
   });
 
+  it("shows the store's own error when another writer holds the history", async () => {
+    await page.goto(`${server.url}#/c/c1/main`);
+    await expect.poll(() => page.getByTestId('tree-summary').textContent()).toContain('items');
+    const ws = Workspace.open(dir);
+    const held = ws.history('c1');
+    try {
+      await page.getByTestId('checkpoint-label').fill('while-held');
+      await page.getByTestId('checkpoint').click();
+      await expect
+        .poll(() => page.getByTestId('error').textContent())
+        .toMatch(/^checkpoint: conversation c1 agent main is open for writing by process \d+/);
+    } finally {
+      held.close();
+      ws.close();
+    }
+    expect(
+      read((ws2) =>
+        ws2
+          .history('c1', 'main', { readOnly: true })
+          .checkpoints()
+          .map((c) => c.label),
+      ),
+    ).not.toContain('while-held');
+  });
+
   it('exports a branch that is not the tip; it re-imports to the same items', async () => {
     await page.goto(`${server.url}#/c/c1/main`);
     await node(fx.tipB).click();

@@ -1,7 +1,7 @@
 /** Screen vs wire, and the compaction preview with its snapshot pages beside their text. */
 import { useEffect, useState } from 'preact/hooks';
 import { get, post, type PathRow, type TokenRow } from './api.js';
-import { TokenBars } from './parts.js';
+import { TokenBars, VirtualList } from './parts.js';
 
 const PROVIDERS = ['anthropic', 'openai-chat', 'openai-responses', 'gemini'];
 
@@ -25,6 +25,9 @@ interface ViewsResult {
     hidden: Record<string, number>;
   };
   wire: Record<string, unknown> | null;
+  /** All bubbles and wire entries of the path (the answer holds the newest few hundred). */
+  bubbles?: number;
+  wireEntries?: number;
   repairs: Repair[];
   tokens: { total: number; window: number; rows: TokenRow[] } | null;
 }
@@ -111,6 +114,11 @@ export function Views(props: { api: string; at: string | null }) {
         <div class="side">
           <div class="col" data-testid="screen">
             <h3>screen: what a person reads</h3>
+            {data.bubbles !== undefined && data.bubbles > data.screen.bubbles.length && (
+              <p class="dim">
+                the newest {data.screen.bubbles.length} of {data.bubbles} bubbles
+              </p>
+            )}
             {data.screen.bubbles.map((b) => (
               <div key={b.id} class={`bubble ${b.who}`}>
                 {hiddenText(b.hiddenBefore) && <div class="hidden">{hiddenText(b.hiddenBefore)} hidden</div>}
@@ -123,6 +131,11 @@ export function Views(props: { api: string; at: string | null }) {
             <h3>
               wire: {data.provider} {wire.key}
             </h3>
+            {data.wireEntries !== undefined && data.wireEntries > wire.entries.length && (
+              <p class="dim">
+                the newest {wire.entries.length} of {data.wireEntries} entries (export for all)
+              </p>
+            )}
             {wire.entries.map((e, k) => {
               const text = JSON.stringify(
                 e,
@@ -189,7 +202,9 @@ interface Preview {
   takenBy: Record<string, string>;
   path: PathRow[];
   tokens: { before: TokenRow[]; after: TokenRow[]; totalBefore: number; totalAfter: number };
+  /** `null` past a megabyte (`requestBytes` says how big). */
   request: unknown;
+  requestBytes?: number;
 }
 
 function PageBeside(props: { page: Preview['pages'][number]; source: string }) {
@@ -276,6 +291,7 @@ export function CompactPreview(props: { api: string; at: string | null }) {
   const [budget, setBudget] = useState('20000');
   const [data, setData] = useState<Preview | null>(null);
   const [busy, setBusy] = useState(false);
+  const [showBody, setShowBody] = useState(false);
   const [error, setError] = useState('');
   const run = async () => {
     setBusy(true);
@@ -374,33 +390,48 @@ export function CompactPreview(props: { api: string; at: string | null }) {
             </div>
           </div>
           <h3>which rung took which items</h3>
-          <div class="taken" data-testid="taken">
-            {data.path.map((r) => (
-              <div
-                key={r.id}
-                class={`node k-${r.kind}${data.takenBy[r.id] ? ` taken r-${data.takenBy[r.id]}` : ''}`}
-              >
-                <span class="tag">{data.takenBy[r.id] ?? 'kept'}</span>{' '}
-                <span class="meta">
-                  {r.author}/{r.kind}
-                </span>{' '}
-                <span class="text">{r.preview}</span>
-              </div>
-            ))}
+          <div class="taken">
+            <VirtualList<PathRow>
+              testid="taken"
+              total={data.path.length}
+              rowHeight={22}
+              page={500}
+              version={data.path.length}
+              load={(offset) => Promise.resolve(data.path.slice(offset, offset + 500))}
+              render={(r) => (
+                <div class={`node k-${r.kind}${data.takenBy[r.id] ? ` taken r-${data.takenBy[r.id]}` : ''}`}>
+                  <span class="tag">{data.takenBy[r.id] ?? 'kept'}</span>{' '}
+                  <span class="meta">
+                    {r.author}/{r.kind}
+                  </span>{' '}
+                  <span class="text">{r.preview}</span>
+                </div>
+              )}
+            />
           </div>
           {data.pages.length > 0 && <h3>snapshot pages at 1×, beside the text they hold</h3>}
           {data.pages.map((p) => (
             <PageBeside key={`${p.run}/${p.page}`} page={p} source={data.runs[p.run]?.text ?? ''} />
           ))}
-          <details>
+          <details onToggle={(e) => setShowBody((e.currentTarget as HTMLDetailsElement).open)}>
             <summary>the request body</summary>
-            <pre class="code">
-              {JSON.stringify(
-                data.request,
-                (k, v) => (k === 'data' && typeof v === 'string' && v.length > 80 ? `${v.slice(0, 40)}…` : v),
-                2,
-              )}
-            </pre>
+            {/* Drawn only when opened: a big history's request is megabytes of text. */}
+            {showBody && data.request === null && (
+              <p class="dim">
+                {data.requestBytes?.toLocaleString('en')} bytes: too big to show here; `glyphfold compact`
+                writes it
+              </p>
+            )}
+            {showBody && data.request !== null && (
+              <pre class="code">
+                {JSON.stringify(
+                  data.request,
+                  (k, v) =>
+                    k === 'data' && typeof v === 'string' && v.length > 80 ? `${v.slice(0, 40)}…` : v,
+                  2,
+                )}
+              </pre>
+            )}
           </details>
         </div>
       )}
