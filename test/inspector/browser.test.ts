@@ -38,6 +38,8 @@ if (!executable && !required)
   console.log(
     'inspector browser tests skipped: no chromium found (apt-get install chromium, or set GLYPHFOLD_CHROMIUM)',
   );
+/** Polls wait up to 15 s: a CI machine shared with other builds can be slow to draw. */
+const POLL = { timeout: 15_000 };
 const SHOTS = process.env.GLYPHFOLD_SCREENSHOTS
   ? join(import.meta.dirname, '../../docs/inspector')
   : undefined;
@@ -83,29 +85,33 @@ describe.skipIf(!executable && !required)('the inspector in Chromium', () => {
 
   it('lists conversations and finds one by text', async () => {
     await page.goto(server.url);
-    await expect.poll(() => page.locator('[data-conversation="c1"]').count()).toBe(1);
+    await expect.poll(() => page.locator('[data-conversation="c1"]').count(), POLL).toBe(1);
     await expect
-      .poll(() => page.getByTestId('conversations').textContent())
+      .poll(() => page.getByTestId('conversations').textContent(), POLL)
       .toContain(`main (${fx.items}, 15)`);
     await page.getByTestId('search').fill('prefix them with an underscore');
     await expect
-      .poll(() => page.getByTestId('conversation-count').textContent())
+      .poll(() => page.getByTestId('conversation-count').textContent(), POLL)
       .toMatch(/^1 conversation matching/);
     await shot('conversations');
     await page.getByTestId('search').fill('no such text anywhere');
-    await expect.poll(() => page.getByTestId('conversation-count').textContent()).toMatch(/^0 conversations/);
+    await expect
+      .poll(() => page.getByTestId('conversation-count').textContent(), POLL)
+      .toMatch(/^0 conversations/);
   });
 
   it('draws the tree with the tip, the checkpoint and both branches', async () => {
     await page.goto(`${server.url}#/c/c1/main`);
-    await expect.poll(() => page.getByTestId('tree-summary').textContent()).toContain(`${fx.items} items`);
-    await expect.poll(() => node(fx.tipB).textContent()).toContain('tip');
+    await expect
+      .poll(() => page.getByTestId('tree-summary').textContent(), POLL)
+      .toContain(`${fx.items} items`);
+    await expect.poll(() => node(fx.tipB).textContent(), POLL).toContain('tip');
     expect(await node(fx.fork).textContent()).toContain('read');
     expect(await node(fx.leafA).getAttribute('class')).not.toContain('active');
     await node(fx.leafA).click();
-    await expect.poll(() => page.getByTestId('selected').textContent()).toBe(fx.leafA);
+    await expect.poll(() => page.getByTestId('selected').textContent(), POLL).toBe(fx.leafA);
     await expect
-      .poll(() => page.getByTestId('path-summary').textContent())
+      .poll(() => page.getByTestId('path-summary').textContent(), POLL)
       .toContain(`${fx.items - 3} items`);
     await shot('tree');
   });
@@ -114,17 +120,19 @@ describe.skipIf(!executable && !required)('the inspector in Chromium', () => {
     await page.goto(`${server.url}#/c/c1/main`);
     await node(fx.leafA).click();
     await page.getByTestId('switch-branch').click();
-    await expect.poll(() => page.getByTestId('status').textContent()).toBe(`tip moved to ${fx.leafA}`);
+    await expect.poll(() => page.getByTestId('status').textContent(), POLL).toBe(`tip moved to ${fx.leafA}`);
     expect(tipOf()).toBe(fx.leafA);
     expect(read((ws) => ws.history('c1', 'main', { readOnly: true }).items().length)).toBe(fx.items);
-    await expect.poll(() => node(fx.leafA).textContent()).toContain('tip');
+    await expect.poll(() => node(fx.leafA).textContent(), POLL).toContain('tip');
   });
 
   it('forks from a node that is not the tip; the original tip stays', async () => {
     await page.goto(`${server.url}#/c/c1/main`);
     await node(fx.fork).click();
     await page.getByTestId('fork').click();
-    await expect.poll(() => page.getByTestId('status').textContent()).toMatch(/^forked \d+ items into c_/);
+    await expect
+      .poll(() => page.getByTestId('status').textContent(), POLL)
+      .toMatch(/^forked \d+ items into c_/);
     const forked = /into (c_[0-9a-f]+)/.exec((await page.getByTestId('status').textContent())!)![1]!;
     const info = read((ws) => ws.conversation(forked));
     expect(info?.forkedFrom).toEqual({ conversation: 'c1', agent: 'main', tip: fx.fork });
@@ -142,16 +150,16 @@ describe.skipIf(!executable && !required)('the inspector in Chromium', () => {
     );
     expect(copied).toEqual(original);
     expect(tipOf()).toBe(fx.leafA);
-    await expect.poll(() => node(fx.fork).textContent()).toContain(`fork → ${forked}`);
+    await expect.poll(() => node(fx.fork).textContent(), POLL).toContain(`fork → ${forked}`);
   });
 
   it('sets a checkpoint at the tip and rewinds to another, showing the digest it keeps', async () => {
     await page.goto(`${server.url}#/c/c1/main`);
-    await expect.poll(() => page.getByTestId('tree-summary').textContent()).toContain('1 checkpoints');
+    await expect.poll(() => page.getByTestId('tree-summary').textContent(), POLL).toContain('1 checkpoints');
     await page.getByTestId('checkpoint-label').fill('after-A');
     await page.getByTestId('checkpoint').click();
     await expect
-      .poll(() => page.getByTestId('status').textContent())
+      .poll(() => page.getByTestId('status').textContent(), POLL)
       .toBe(`checkpoint after-A at ${fx.leafA}`);
     const cps = read((ws) => ws.history('c1', 'main', { readOnly: true }).checkpoints());
     expect(cps.map((c) => [c.label, c.at])).toEqual([
@@ -159,12 +167,14 @@ describe.skipIf(!executable && !required)('the inspector in Chromium', () => {
       ['after-A', fx.leafA],
     ]);
     await page.getByTestId('rewind-label').selectOption('read');
-    await expect.poll(() => page.getByTestId('rewind-preview').textContent()).toContain('abandons 2 items');
+    await expect
+      .poll(() => page.getByTestId('rewind-preview').textContent(), POLL)
+      .toContain('abandons 2 items');
     const shown = (await page.locator('[data-testid="rewind-preview"] pre').textContent())!;
     await shot('rewind');
     await page.getByTestId('rewind').click();
     await expect
-      .poll(() => page.getByTestId('status').textContent())
+      .poll(() => page.getByTestId('status').textContent(), POLL)
       .toMatch(/^rewound to read: 2 items abandoned/);
     const h = read((ws) => {
       const hist = ws.history('c1', 'main', { readOnly: true });
@@ -177,14 +187,14 @@ describe.skipIf(!executable && !required)('the inspector in Chromium', () => {
 
   it("shows the store's own error when another writer holds the history", async () => {
     await page.goto(`${server.url}#/c/c1/main`);
-    await expect.poll(() => page.getByTestId('tree-summary').textContent()).toContain('items');
+    await expect.poll(() => page.getByTestId('tree-summary').textContent(), POLL).toContain('items');
     const ws = Workspace.open(dir);
     const held = ws.history('c1');
     try {
       await page.getByTestId('checkpoint-label').fill('while-held');
       await page.getByTestId('checkpoint').click();
       await expect
-        .poll(() => page.getByTestId('error').textContent())
+        .poll(() => page.getByTestId('error').textContent(), POLL)
         .toMatch(/^checkpoint: conversation c1 agent main is open for writing by process \d+/);
     } finally {
       held.close();
@@ -204,7 +214,7 @@ describe.skipIf(!executable && !required)('the inspector in Chromium', () => {
     await page.goto(`${server.url}#/c/c1/main`);
     await node(fx.tipB).click();
     await page.getByTestId('tab-export').click();
-    await expect.poll(() => page.getByTestId('export-info').textContent()).toMatch(/^\d+ items/);
+    await expect.poll(() => page.getByTestId('export-info').textContent(), POLL).toMatch(/^\d+ items/);
     const [download] = await Promise.all([
       page.waitForEvent('download'),
       page.getByTestId('export-download').click(),
@@ -220,7 +230,9 @@ describe.skipIf(!executable && !required)('the inspector in Chromium', () => {
       want.map(({ id: _i, parent: _p, ...rest }) => rest),
     );
     await page.getByTestId('export-format').selectOption('claude-code');
-    await expect.poll(() => page.getByTestId('export-text').textContent()).toContain('"sessionId":"c1"');
+    await expect
+      .poll(() => page.getByTestId('export-text').textContent(), POLL)
+      .toContain('"sessionId":"c1"');
     await shot('export');
   });
 
@@ -228,13 +240,15 @@ describe.skipIf(!executable && !required)('the inspector in Chromium', () => {
     await page.goto(`${server.url}#/c/c1/main/${fx.tipB}`);
     await node(fx.tipB).click();
     await page.getByTestId('tab-views').click();
-    await expect.poll(() => page.getByTestId('repairs').textContent()).toContain('synthesized_result');
+    await expect.poll(() => page.getByTestId('repairs').textContent(), POLL).toContain('synthesized_result');
     expect(await page.locator('.wire-entry.repaired').count()).toBeGreaterThan(0);
     expect(await page.getByTestId('screen').textContent()).toContain('Branch B: prefix them');
     expect(await page.getByTestId('token-bars').textContent()).toContain('machinery/tool_result');
     await shot('screen-vs-wire');
     await page.getByTestId('provider').selectOption('openai-chat');
-    await expect.poll(() => page.getByTestId('wire').textContent()).toContain('wire: openai-chat messages');
+    await expect
+      .poll(() => page.getByTestId('wire').textContent(), POLL)
+      .toContain('wire: openai-chat messages');
   });
 
   it('previews compaction without writing: rungs, bars, snapshot pages beside their decoded text', async () => {
