@@ -2,7 +2,9 @@ import { benchCommand } from './bench.js';
 import type { Command } from './command.js';
 import { compactCommand } from './compact.js';
 import { decodeCommand } from './decode.js';
+import { exportCommand } from './export.js';
 import { importCommand } from './import.js';
+import { inspectCommand } from './inspect.js';
 import { probeCommand } from './probe.js';
 import { reindexCommand } from './reindex.js';
 import { replCommand } from './repl.js';
@@ -22,11 +24,13 @@ export const COMMANDS: readonly Command[] = [
   shapesCommand,
   importCommand,
   treeCommand,
+  exportCommand,
   reindexCommand,
   viewCommand,
   compactCommand,
   replCommand,
   probeCommand,
   serveCommand,
+  inspectCommand,
   benchCommand,
 ];

@@ -1,4 +1,5 @@
 /** `glyphfold serve`: the serverless handler under Node's HTTP server. */
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { serve } from '../adapters/node.js';
 import { createHandler, DEFAULT_LIMITS, type Limits } from '../serverless/index.js';
@@ -16,7 +17,7 @@ export const serveCommand: Command = {
   name: 'serve',
   summary: 'run the snapshot-rendering HTTP endpoint (POST /v1/render, GET /v1/health)',
   usage: `usage: glyphfold serve [--port N] [--host H] [--max-body BYTES] [--max-text CHARS]
-                       [--max-pages N] [--allow-guess]
+                       [--max-pages N] [--allow-guess] [--workspace DIR]
 
 Serves the glyphfold/serverless handler with Node's HTTP server until SIGINT or SIGTERM.
 
@@ -26,6 +27,7 @@ Serves the glyphfold/serverless handler with Node's HTTP server until SIGINT or 
   --max-text CHARS   longest text after a transcript is flattened (default ${DEFAULT_LIMITS.maxTextChars})
   --max-pages N      most pages one request may render (default ${DEFAULT_LIMITS.maxPages})
   --allow-guess      render for unknown model ids with the guessed profile instead of answering 422
+  --workspace DIR    also serve the inspector over DIR at / (as 'glyphfold inspect'; docs/inspector.md)
 
 Prints "listening on http://HOST:PORT" on stdout once ready. See docs/serverless.md.`,
   async run(argv, io) {
@@ -39,6 +41,7 @@ Prints "listening on http://HOST:PORT" on stdout once ready. See docs/serverless
         'max-text': { type: 'string' },
         'max-pages': { type: 'string' },
         'allow-guess': { type: 'boolean', default: false },
+        workspace: { type: 'string' },
       },
     });
     if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`);
@@ -49,10 +52,20 @@ Prints "listening on http://HOST:PORT" on stdout once ready. See docs/serverless
       maxTextChars: positiveInt('max-text', values['max-text'], DEFAULT_LIMITS.maxTextChars),
       maxPages: positiveInt('max-pages', values['max-pages'], DEFAULT_LIMITS.maxPages),
     };
-    const running = await serve(createHandler({ limits, allowGuess: values['allow-guess'] }), {
-      port,
-      host: values.host ?? '127.0.0.1',
-    });
+    const handler = createHandler({ limits, allowGuess: values['allow-guess'] });
+    let running: { url: string; close(): Promise<void> };
+    if (values.workspace !== undefined) {
+      // The inspector beside the endpoint (docs/inspector.md); loaded only when asked for.
+      const { startInspector } = await import('../inspector/index.js');
+      const inspector = await startInspector({
+        workspace: resolve(io.cwd, values.workspace),
+        port,
+        host: values.host ?? '127.0.0.1',
+        v1: handler,
+      });
+      running = { url: new URL(inspector.url).origin, close: () => inspector.close() };
+      io.stdout.write(`inspector on ${inspector.url}\n`);
+    } else running = await serve(handler, { port, host: values.host ?? '127.0.0.1' });
     io.stdout.write(`listening on ${running.url}\n`);
     await new Promise<void>((resolve) => {
       const stop = () => {

@@ -138,6 +138,16 @@ export class AgentHistory<A extends boolean = false> {
   }
 
   /**
+   * The path root → `itemId` (committed items): any branch of the tree, not only the active one.
+   * `null` gives an empty path; an unknown id throws naming the history.
+   */
+  pathTo(itemId: string | null): Item[] {
+    if (itemId !== null && !this.state.nodes.has(itemId))
+      throw new RangeError(`pathTo: no item ${itemId} in ${this.where()}`);
+    return pathTo(this.state, itemId);
+  }
+
+  /**
    * Every committed item, in log order (all branches). Items a disk history dropped from memory are
    * read back from the log, so this costs the whole log; `itemCount` does not.
    */
@@ -278,19 +288,23 @@ export class AgentHistory<A extends boolean = false> {
   }
 
   /**
-   * Copies the path root → tip into a new conversation with fresh item ids and a lineage link. Later
+   * Copies the path root → tip (or root → `at`, any item: forking from another branch moves no tip)
+   * into a new conversation with fresh item ids and a lineage link. Later
    * items in either history never show in the other. Checkpoints on the path are copied too.
    * Returns the new history, open for writing.
    */
-  fork(options: { conversation?: string } = {}): StoreReturn<A, AgentHistory<A>> {
+  fork(options: { conversation?: string; at?: string | null } = {}): StoreReturn<A, AgentHistory<A>> {
     return this.run(() => this.forkUnit(options));
   }
 
-  private forkUnit(options: { conversation?: string }): Awaitable<AgentHistory<A>> {
+  private forkUnit(options: { conversation?: string; at?: string | null }): Awaitable<AgentHistory<A>> {
     this.assertBoundary('fork');
-    const path = pathTo(this.state, this.state.tip);
+    const at = options.at === undefined ? this.state.tip : options.at;
+    if (at !== null && !this.state.nodes.has(at))
+      throw new RangeError(`fork: no item ${at} in ${this.where()}`);
+    const path = pathTo(this.state, at);
     const conversation = options.conversation ?? this.backend.newConversationId();
-    const lineage = { conversation: this.conversation, agent: this.agent, tip: this.state.tip };
+    const lineage = { conversation: this.conversation, agent: this.agent, tip: at };
     const ids = new Map<string, string>();
     const entries: LogEntry[] = [];
     for (const item of path) {

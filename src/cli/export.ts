@@ -1,0 +1,73 @@
+/** `glyphfold export`: one branch of an agent's history (any item, not only the tip) in another format. */
+import { writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { Workspace } from '../store/workspace.js';
+import { EXPORT_FORMATS, exportPath, type ExportFormat } from '../views/export.js';
+import { requireWorkspace } from './args.js';
+import { UsageError, type Command } from './command.js';
+
+const usage = `usage: glyphfold export --workspace DIR CONVERSATION [--agent NAME] [--at ITEM]
+                        [--format F] [--out FILE]
+
+Writes the path root -> ITEM (default: the tip) of one agent's history. Any item names a branch, so
+a branch that is not the active one exports without moving the tip. Notes on what the format could
+not carry as it was go to stderr.
+
+  --format F   ${EXPORT_FORMATS.join(' | ')} (default glyphfold)
+               glyphfold, claude-code: JSONL; the others: the provider's messages/input array
+  --at ITEM    the item the path ends at (see 'glyphfold tree' for ids)
+  --agent A    the agent (default main)
+  --out FILE   write there instead of stdout
+`;
+
+export const exportCommand: Command = {
+  name: 'export',
+  summary: 'export a branch (root -> any item) as glyphfold/Claude Code JSONL or a provider array',
+  usage,
+  async run(argv, io) {
+    const { values, positionals } = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        workspace: { type: 'string' },
+        agent: { type: 'string', default: 'main' },
+        at: { type: 'string' },
+        format: { type: 'string', default: 'glyphfold' },
+        out: { type: 'string' },
+      },
+    });
+    const dir = requireWorkspace(values.workspace);
+    if (positionals.length !== 1)
+      throw new UsageError(`expected one CONVERSATION, found ${positionals.length} arguments`);
+    const format = values.format as ExportFormat;
+    if (!EXPORT_FORMATS.includes(format))
+      throw new UsageError(
+        `--format: expected one of ${EXPORT_FORMATS.join(', ')}, found '${values.format}'`,
+      );
+    const ws = Workspace.open(resolve(io.cwd, dir), { readOnly: true });
+    try {
+      const id = positionals[0]!;
+      const info = ws.conversation(id);
+      if (!info)
+        throw new Error(
+          `no conversation ${id} in ${dir}; it has: ${ws.conversations().join(', ') || 'none'}`,
+        );
+      if (!info.agents.includes(values.agent))
+        throw new Error(
+          `conversation ${id} has no agent '${values.agent}'; it has: ${info.agents.join(', ')}`,
+        );
+      const h = ws.history(id, values.agent, { readOnly: true });
+      const path = h.pathTo(values.at ?? h.tip);
+      const out = exportPath(path, format, { sessionId: id });
+      for (const n of out.notes) io.stderr.write(`note: ${n}\n`);
+      if (values.out !== undefined) {
+        writeFileSync(resolve(io.cwd, values.out), out.text);
+        io.stderr.write(`wrote ${path.length} items as ${format} to ${values.out}\n`);
+      } else io.stdout.write(out.text);
+      return 0;
+    } finally {
+      ws.close();
+    }
+  },
+};
