@@ -57,5 +57,6 @@ export function importGlyphfold(text: string, options: ImportOptions = {}): Impo
     if (out.kind === 'digest' && out.abandonedTip) out.abandonedTip = remap(out.abandonedTip);
     return out;
   });
+  built.tree = built.items;
   return built;
 }
