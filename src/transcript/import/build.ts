@@ -91,6 +91,7 @@ export class PathBuilder {
   /** Parent of the next pushed item when set by `attach`; otherwise the previous item. */
   private nextParent: number | null | undefined;
   private tipIndex: number | undefined;
+  private readonly parents = new Set<number>();
 
   /** Starts a new source message (a line, an array element). */
   nextGroup(): void {
@@ -120,7 +121,25 @@ export class PathBuilder {
   push(item: NewItem, time?: string): void {
     const parent = this.nextParent !== undefined ? this.nextParent : this.pending.length - 1;
     this.nextParent = undefined;
-    this.pending.push({ item, time, group: this.group, parent: parent === null || parent < 0 ? null : parent });
+    const p = parent === null || parent < 0 ? null : parent;
+    if (p !== null) this.parents.add(p);
+    this.pending.push({ item, time, group: this.group, parent: p });
+  }
+
+  /** True when some pushed item continues from item `index`. */
+  hasChildren(index: number): boolean {
+    return this.parents.has(index);
+  }
+
+  /** The newest pushed item in the subtree of item `index` (itself when it has no children). */
+  newestBelow(index: number): number {
+    for (let i = this.pending.length - 1; i > index; i--) {
+      // Parents always come first, so the walk up can stop once it passes `index`.
+      let up: number | null = i;
+      while (up !== null && up > index) up = this.pending[up]!.parent;
+      if (up === index) return i;
+    }
+    return index;
   }
 
   warn(message: string): void {

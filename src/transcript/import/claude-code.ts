@@ -159,21 +159,12 @@ function parseEntries(text: string, b: PathBuilder): Parsed {
 
 const isMessage = (x: Entry): boolean => typeof x.e.uuid === 'string' && MESSAGE_TYPES.has(String(x.e.type));
 
-/** A user entry that only carries tool results (the harness answering calls, not the person). */
+/** A user entry that answers tool calls (the harness writing results, maybe with an interruption note). */
 function isResultEntry(x: Entry): boolean {
   if (x.e.type !== 'user' || !isRecord(x.e.message)) return false;
   const content = x.e.message.content;
-  return (
-    Array.isArray(content) &&
-    content.length > 0 &&
-    content.every((c) => isRecord(c) && c.type === 'tool_result')
-  );
+  return Array.isArray(content) && content.some((c) => isRecord(c) && c.type === 'tool_result');
 }
-
-const messageId = (x: Entry): string | undefined =>
-  x.e.type === 'assistant' && isRecord(x.e.message) && typeof x.e.message.id === 'string'
-    ? x.e.message.id
-    : undefined;
 
 const rawParent = (x: Entry): string | undefined => {
   if (typeof x.e.parentUuid === 'string') return x.e.parentUuid;
@@ -227,15 +218,6 @@ function buildTree(
       `no entry names a parent (parentUuid is null throughout); the ${set.length} entries are imported in file order`,
     );
 
-  // The last entry of each streamed response: parallel tool calls are written one entry each, and
-  // each result names its own call's entry as parent; the results belong after the whole response.
-  const lastOfResponse = new Map<string, Entry>();
-  for (const x of set) {
-    const id = messageId(x);
-    if (id !== undefined) lastOfResponse.set(id, x);
-  }
-  const resultTail = new Map<string, Entry>();
-
   let previous: Entry | undefined;
   const waiting = new Map<Entry, Entry[]>();
   const process = (x: Entry): void => {
@@ -243,13 +225,14 @@ function buildTree(
     if (chainless) at = previous ? anchor.get(previous)! : null;
     else {
       const { parent, missing: gone } = parentOf(x);
-      const response = parent ? messageId(parent) : undefined;
-      if (parent && response !== undefined && isResultEntry(x)) {
-        const tail = resultTail.get(response) ?? lastOfResponse.get(response)!;
-        at = anchor.get(tail) ?? null;
-        resultTail.set(response, x);
-      } else if (parent) at = anchor.get(parent) ?? null;
-      else if (gone && previous) {
+      if (parent) {
+        at = anchor.get(parent) ?? null;
+        // A streamed response is written one entry per content block, and each tool result names its
+        // own call's entry as parent: with parallel calls, results would become siblings of the later
+        // calls and of each other. Results never open a branch (a rewind starts at a prompt): they
+        // continue from the newest item written below their call, in the order they were written.
+        if (at !== null && isResultEntry(x) && b.hasChildren(at)) at = b.newestBelow(at);
+      } else if (gone && previous) {
         missing.push(x.line);
         at = anchor.get(previous)!;
       } else {
@@ -268,11 +251,6 @@ function buildTree(
     if (chainless) return undefined;
     const { parent } = parentOf(x);
     if (parent && !anchor.has(parent)) return parent;
-    const response = parent ? messageId(parent) : undefined;
-    if (response !== undefined && isResultEntry(x)) {
-      const last = lastOfResponse.get(response)!;
-      if (!anchor.has(last) && last !== x) return last;
-    }
     return undefined;
   };
   for (const x of set) {
@@ -459,13 +437,18 @@ function snapshotCheckpoints(
       unplaced++;
       continue;
     }
+    // Claude Code names tracked files relative to the session's directory; a checkpoint holds absolute paths.
+    const cwd = typeof entry?.e.cwd === 'string' ? entry.e.cwd.replace(/\/+$/, '') : undefined;
+    const files: ImportedCheckpoint['files'] = {};
+    for (const [path, f] of Object.entries(s.files))
+      files[path.startsWith('/') || cwd === undefined ? path : `${cwd}/${path}`] = f;
     let label = `cc-${id.slice(0, 8)}`;
     if (labels.has(label)) label = `cc-${id}`;
     labels.add(label);
     const time = Number.isNaN(Date.parse(s.time))
       ? ((entry?.e.timestamp as string | undefined) ?? s.time)
       : s.time;
-    out.push({ label, at: at === null ? null : tree[at]!.id, time: String(time), files: s.files });
+    out.push({ label, at: at === null ? null : tree[at]!.id, time: String(time), files });
   }
   if (unplaced > 0)
     b.warn(
