@@ -232,6 +232,8 @@ function buildTree(
         // calls and of each other. Results never open a branch (a rewind starts at a prompt): they
         // continue from the newest item written below their call, in the order they were written.
         if (at !== null && isResultEntry(x) && b.hasChildren(at)) at = b.newestBelow(at);
+      } else if (gone && previous === undefined && sidechain) {
+        at = null; // a subagent's first prompt names the parent session's entry: its root
       } else if (gone && previous) {
         missing.push(x.line);
         at = anchor.get(previous)!;
