@@ -6,6 +6,8 @@ import { spawnSync } from 'node:child_process';
 import {
   appendFileSync,
   cpSync,
+  existsSync,
+  mkdirSync,
   mkdtempSync,
   readFileSync,
   readdirSync,
@@ -192,5 +194,111 @@ describe('glyphfold import FOLDER (child processes, real sessions)', () => {
     writeFileSync(file, text);
     expect(cli('import', project, '--workspace', ws).out).toMatch(/13 unchanged, 0 failed/);
     expect(basename(file)).toBe('1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl');
+  });
+});
+
+describe('folder layouts, file backups and dry runs', () => {
+  it('imports a Codex sessions tree (YYYY/MM/DD) and an older Claude Code layout (agent files beside the session)', () => {
+    const root = join(tmp, 'layouts');
+    const day = join(root, 'codex', '2026', '11', '21');
+    mkdirSync(day, { recursive: true });
+    const rollout = 'rollout-2026-11-21T16-02-11-019a8c41-7d2e-7b30-9f51-3c0e2d4b8a17';
+    cpSync('test/fixtures/transcripts/codex.jsonl', join(day, `${rollout}.jsonl`)); // written fixture
+    // A real session, its subagent log moved beside it as Claude Code 2.0 wrote them.
+    const cc = join(root, 'claude');
+    mkdirSync(cc, { recursive: true });
+    const s = '4b2030ed-5563-49ea-b703-6a002f2d3cc8';
+    cpSync(join(sessionDir, `${s}.jsonl`), join(cc, `${s}.jsonl`));
+    cpSync(join(sessionDir, s, 'subagents', 'agent-a2018e5.jsonl'), join(cc, 'agent-a2018e5.jsonl'));
+    const ws = join(tmp, 'ws-layouts');
+    const dry = cli('import', root, '--workspace', ws, '--dry-run');
+    expect(dry.code).toBe(0);
+    expect(dry.out).toMatch(/^dry run: 2 sessions .* 2 imported/m);
+    expect(existsSync(ws)).toBe(false); // a dry run writes nothing
+    const r = cli('import', root, '--workspace', ws);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/2 sessions .* 2 imported, 0 extended, 0 unchanged, 0 failed/);
+    const w = Workspace.open(ws, { readOnly: true });
+    try {
+      expect(w.conversations()).toEqual([s, rollout]);
+      expect(w.conversation(s)!.agents).toEqual(['agent-a2018e5', 'main']);
+      const main = w.history(s, 'main', { readOnly: true });
+      const task = main
+        .items()
+        .find((i): i is ToolCallItem => i.kind === 'tool_call' && i.agent !== undefined);
+      expect(task?.agent).toBe('agent-a2018e5');
+    } finally {
+      w.close();
+    }
+  });
+
+  it('stores the files of a file-history snapshot (backups found beside projects/, the --file-history default), so restore puts them back', () => {
+    // Written for this test: a two-prompt session whose second prompt's snapshot names one backup.
+    const root = join(tmp, 'fh');
+    const project = join(root, 'projects', '-work-app');
+    const backups = join(root, 'file-history', 'sess-1');
+    mkdirSync(project, { recursive: true });
+    mkdirSync(backups, { recursive: true });
+    writeFileSync(join(backups, 'abc123@v1'), 'export const x = 1;\n');
+    const e = (o: object): string => JSON.stringify({ sessionId: 'sess-1', cwd: join(root, 'app'), ...o });
+    const text = [
+      e({
+        type: 'user',
+        uuid: 'u1',
+        parentUuid: null,
+        timestamp: '2026-01-01T00:00:00.000Z',
+        message: { role: 'user', content: 'make x' },
+      }),
+      e({
+        type: 'assistant',
+        uuid: 'a1',
+        parentUuid: 'u1',
+        timestamp: '2026-01-01T00:00:01.000Z',
+        message: { id: 'm1', role: 'assistant', content: [{ type: 'text', text: 'done' }] },
+      }),
+      JSON.stringify({
+        type: 'file-history-snapshot',
+        messageId: 'u2',
+        isSnapshotUpdate: false,
+        snapshot: {
+          messageId: 'u2',
+          timestamp: '2026-01-01T00:00:02.000Z',
+          trackedFileBackups: {
+            'src/x.ts': { backupFileName: 'abc123@v1', version: 1 },
+            'src/new.ts': { backupFileName: null, version: 1 },
+          },
+        },
+      }),
+      e({
+        type: 'user',
+        uuid: 'u2',
+        parentUuid: 'a1',
+        timestamp: '2026-01-01T00:00:02.000Z',
+        message: { role: 'user', content: 'now change it' },
+      }),
+    ].join('\n');
+    writeFileSync(join(project, 'sess-1.jsonl'), text + '\n');
+    const ws = join(tmp, 'ws-fh');
+    const r = cli('import', project, '--workspace', ws);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/1 checkpoints/);
+    const app = join(root, 'app', 'src');
+    mkdirSync(app, { recursive: true });
+    writeFileSync(join(app, 'x.ts'), 'export const x = 2;\n');
+    writeFileSync(join(app, 'new.ts'), 'created later\n');
+    const w = Workspace.open(ws);
+    try {
+      const h = w.history('sess-1');
+      const [cp] = h.checkpoints();
+      expect(cp!.label).toBe('cc-u2');
+      expect(cp!.at).toBe(h.items()[1]!.id); // before the second prompt
+      const restored = h.restore('cc-u2', { code: true });
+      expect(readFileSync(join(app, 'x.ts'), 'utf8')).toBe('export const x = 1;\n');
+      expect(existsSync(join(app, 'new.ts'))).toBe(false);
+      expect(restored.files!.deleted).toEqual([join(app, 'new.ts')]);
+      h.close();
+    } finally {
+      w.close();
+    }
   });
 });
