@@ -50,7 +50,7 @@ export function conversationIdFor(file: string, text: string): string {
   return id;
 }
 
-/** Subagent logs of a Claude Code session file: `<stem>/subagents/**​/agent-*.jsonl`. */
+/** Subagent logs of a Claude Code session file: `agent-*.jsonl` anywhere under `<stem>/subagents/`. */
 function subagentFiles(file: string): string[] {
   const dir = join(dirname(file), basename(file).replace(/\.jsonl$/, ''), 'subagents');
   const out: string[] = [];

@@ -19,7 +19,8 @@ import { basename, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Workspace } from '../../src/store/workspace.js';
 import { importClaudeCodeSession, importTranscript } from '../../src/transcript/import/index.js';
-import type { ToolCallItem } from '../../src/transcript/items.js';
+import type { Item, ToolCallItem } from '../../src/transcript/items.js';
+import { exportJsonl } from '../../src/transcript/jsonl.js';
 
 const REAL = 'test/fixtures/transcripts/real/claude-code';
 const tmp = mkdtempSync(join(tmpdir(), 'glyphfold-import-'));
@@ -77,6 +78,23 @@ describe('a real Claude Code session with a branch and subagent files (library)'
     expect(r.checkpoints).toHaveLength(10);
     expect(r.checkpoints[0]).toMatchObject({ at: null, files: {} });
     for (const cp of r.checkpoints.slice(1)) expect(r.tree.some((i) => i.id === cp.at)).toBe(true);
+  });
+});
+
+describe('round trip through the glyphfold JSONL export', () => {
+  it('keeps the tree shape: import → exportJsonl(tree) → import', () => {
+    const r = importTranscript(readFileSync('test/fixtures/transcripts/claude-code.jsonl', 'utf8'));
+    const back = importTranscript(exportJsonl(r.tree), { idPrefix: 'gf' });
+    expect(back.format).toBe('glyphfold');
+    expect(back.warnings).toEqual([]);
+    const shape = (items: readonly Item[]): (number | null)[] => {
+      const at = new Map(items.map((i, n) => [i.id, n]));
+      return items.map((i) => (i.parent === null ? null : at.get(i.parent)!));
+    };
+    expect(shape(back.tree)).toEqual(shape(r.tree));
+    const strip = (items: readonly Item[]) => items.map(({ id: _i, parent: _p, ...rest }) => rest);
+    expect(strip(back.tree)).toEqual(strip(r.tree));
+    expect(back.tree.filter((i) => !back.tree.some((c) => c.parent === i.id))).toHaveLength(2);
   });
 });
 

@@ -542,7 +542,6 @@ export function importClaudeCodeSession(
   }
   for (const file of session.agents ?? []) {
     const ab = new PathBuilder('claude-code');
-    let r: ImportResult;
     let parsed: Parsed;
     try {
       parsed = parseEntries(file.text, ab);
@@ -558,7 +557,7 @@ export function importClaudeCodeSession(
       b.warn(`agent file ${file.file} holds no message entries; not imported`);
       continue;
     }
-    ({ result: r } = importSet(set, parsed.byUuid, ab, true, options));
+    const { result: r } = importSet(set, parsed.byUuid, ab, true, options);
     if (r.tree.length === 0) {
       b.warn(`agent file ${file.file} holds no items; not imported`);
       continue;
