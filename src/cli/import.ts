@@ -33,7 +33,8 @@ PATH may be a folder: a Claude Code project folder (~/.claude/projects/<project>
 tree (~/.codex/sessions/), or any folder of supported files. Each session becomes one conversation
 named after its file; the ledger <workspace>/imports.json remembers what was imported, so a re-run
 skips unchanged sessions, appends to grown ones and reports rewritten ones (left as they were).
-Progress goes to stderr, a summary to stdout; the exit code is 1 when a session failed.
+Progress goes to stderr (one line redrawn on a terminal, a line per session elsewhere), a summary to
+stdout; the exit code is 1 when a session failed.
 --dry-run reports what would happen and writes nothing.
 `;
 
@@ -221,8 +222,18 @@ async function importFolder(
   const warnings = new Map<string, number>();
   const failures: string[] = [];
   let missingBackups = 0;
+  let open = false; // a terminal line being redrawn
   const progress = (i: number, s: FoundSession, what: string): void => {
-    io.stderr.write(`[${i + 1}/${sessions.length}] ${s.file.slice(root.length + 1)}: ${what}\n`);
+    const line = `[${i + 1}/${sessions.length}] ${s.file.slice(root.length + 1)}: ${what}`;
+    // On a terminal one line is redrawn per session; failures stay on screen. Elsewhere (logs, pipes)
+    // every session gets its own line.
+    if (io.isTTY && !what.startsWith('FAILED')) {
+      io.stderr.write(`\r\x1b[K${line}`);
+      open = true;
+    } else {
+      io.stderr.write(`${open ? '\r\x1b[K' : ''}${line}\n`);
+      open = false;
+    }
   };
   try {
     for (const [i, s] of sessions.entries()) {
@@ -297,6 +308,7 @@ async function importFolder(
     }
   } finally {
     ws?.close();
+    if (open) io.stderr.write('\n');
   }
   const t = totals(all);
   const agents = all.filter((r) => r.agent !== o.agent && r.outcome !== 'unchanged').length;

@@ -21,6 +21,7 @@ import { Workspace } from '../../src/store/workspace.js';
 import { importClaudeCodeSession, importTranscript } from '../../src/transcript/import/index.js';
 import type { Item, ToolCallItem } from '../../src/transcript/items.js';
 import { exportJsonl } from '../../src/transcript/jsonl.js';
+import { runCli } from '../helpers/cli.js';
 
 const REAL = 'test/fixtures/transcripts/real/claude-code';
 const tmp = mkdtempSync(join(tmpdir(), 'glyphfold-import-'));
@@ -216,6 +217,13 @@ describe('glyphfold import FOLDER (child processes, real sessions)', () => {
 });
 
 describe('folder layouts, file backups and dry runs', () => {
+  it('redraws one progress line on a terminal', async () => {
+    const r = await runCli(['import', sessionDir, '--workspace', join(tmp, 'ws-tty')], { isTTY: true });
+    expect(r.code).toBe(0);
+    expect(r.err).toMatch(/^\r\x1b\[K\[1\/2\] .*\r\x1b\[K\[2\/2\] .*\n$/s);
+    expect(r.err.split('\n')).toHaveLength(2);
+  });
+
   it('imports a Codex sessions tree (YYYY/MM/DD) and an older Claude Code layout (agent files beside the session)', () => {
     const root = join(tmp, 'layouts');
     const day = join(root, 'codex', '2026', '11', '21');
