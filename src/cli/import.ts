@@ -1,19 +1,42 @@
-import { readFileSync } from 'node:fs';
-import { basename, resolve } from 'node:path';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Workspace } from '../store/workspace.js';
 import { ID_PATTERN } from '../store/ids.js';
 import { sha256Hex } from '../transcript/hash.js';
-import { IMPORT_FORMATS, importTranscript, type ImportFormat } from '../transcript/import/index.js';
-import { UsageError, type Command } from './command.js';
+import {
+  IMPORT_FORMATS,
+  detectFormat,
+  importClaudeCodeSession,
+  importTranscript,
+  type ImportFormat,
+  type ImportResult,
+} from '../transcript/import/index.js';
+import { UsageError, type CliIO, type Command } from './command.js';
 import { requireWorkspace } from './args.js';
+import { findSessions, fingerprint, readLedger, writeLedger, type FoundSession } from './import-folder.js';
+import { writeImport, type HistoryReport } from './import-write.js';
 
-const usage = `usage: glyphfold import FILE --workspace DIR [--conversation ID] [--agent NAME] [--format FORMAT]
+const usage = `usage: glyphfold import PATH --workspace DIR [--conversation ID] [--agent NAME] [--format FORMAT]
+                        [--file-history DIR] [--dry-run]
 
 Imports a transcript (${IMPORT_FORMATS.join(', ')}; detected unless --format is given) into a
 new conversation of the workspace, with its system prompt when it has one (recorded in the log's
 header; view and compact --workspace send it). The conversation id defaults to the file name plus a short hash of
 its content, so importing the same file twice is refused rather than duplicated.
+
+A Claude Code session keeps its tree: edited prompts and rewinds become branches, the tip is the
+newest entry, subagent runs (sidechains, <session>/subagents/agent-*.jsonl) become agent histories of
+the conversation, and file-history snapshots become checkpoints (file contents are read from
+--file-history DIR, default ~/.claude/file-history/<session> next to the projects folder).
+
+PATH may be a folder: a Claude Code project folder (~/.claude/projects/<project>/), a Codex sessions
+tree (~/.codex/sessions/), or any folder of supported files. Each session becomes one conversation
+named after its file; the ledger <workspace>/imports.json remembers what was imported, so a re-run
+skips unchanged sessions, appends to grown ones and reports rewritten ones (left as they were).
+Progress goes to stderr (one line redrawn on a terminal, a line per session elsewhere), a summary to
+stdout; the exit code is 1 when a session failed.
+--dry-run reports what would happen and writes nothing.
 `;
 
 /** A conversation id from a file name: invalid characters become '-', plus 8 hex of the content hash. */
@@ -29,9 +52,68 @@ export function conversationIdFor(file: string, text: string): string {
   return id;
 }
 
+/** Subagent logs of a Claude Code session file: `agent-*.jsonl` anywhere under `<stem>/subagents/`. */
+function subagentFiles(file: string): string[] {
+  const dir = join(dirname(file), basename(file).replace(/\.jsonl$/, ''), 'subagents');
+  const out: string[] = [];
+  const walk = (d: string): void => {
+    if (!existsSync(d)) return;
+    for (const e of readdirSync(d, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      if (e.isDirectory()) walk(join(d, e.name));
+      else if (/^agent-.+\.jsonl$/.test(e.name)) out.push(join(d, e.name));
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+/** Imports one session's files: Claude Code with its subagents, anything else as one transcript. */
+function importFiles(
+  file: string,
+  agents: readonly string[],
+  format: ImportFormat | undefined,
+): ImportResult {
+  const text = readFileSync(file, 'utf8');
+  const f = format ?? detectFormat(text);
+  if (f !== 'claude-code') return importTranscript(text, { format: f });
+  const result = importClaudeCodeSession({
+    main: text,
+    agents: agents.map((a) => ({ file: basename(a), text: readFileSync(a, 'utf8') })),
+  });
+  if (result.items.length === 0)
+    throw new Error(
+      `import: the claude-code input holds no items to import; the importer noted: ${result.warnings.slice(0, 5).join('; ')}`,
+    );
+  return result;
+}
+
+/** Claude Code keeps file backups in ~/.claude/file-history/<session>/ beside ~/.claude/projects/. */
+function fileHistoryFor(file: string, given: string | undefined): string | undefined {
+  const session = basename(file).replace(/\.jsonl$/, '');
+  if (given !== undefined) return join(given, session);
+  const guess = join(dirname(dirname(dirname(file))), 'file-history', session);
+  return existsSync(guess) ? guess : undefined;
+}
+
+const totals = (reports: readonly HistoryReport[]) => ({
+  items: reports.reduce((n, r) => n + r.items, 0),
+  branches: reports.reduce((n, r) => n + r.branches, 0),
+  checkpoints: reports.reduce((n, r) => n + r.checkpoints, 0),
+});
+
+/** A warning's kind: its text with numbers, line lists and quoted values blanked. */
+export function warningKind(w: string): string {
+  return w
+    .replace(/^line \d+: /, '')
+    .replace(/\(lines? [^)]*\)|lines [\d, …]+(\(\d+ in all\))?/g, 'lines …')
+    .replace(/"[^"]*"|'[^']*'/g, '…')
+    .replace(/\b[\w-]*\d[\w-]*\b/g, 'N')
+    .slice(0, 90);
+}
+
 export const importCommand: Command = {
   name: 'import',
-  summary: 'import a Claude Code / Codex / OpenAI / Anthropic transcript into a workspace',
+  summary: 'import transcripts (a file, or a Claude Code / Codex folder) into a workspace',
   usage,
   async run(argv, io) {
     const { values, positionals } = parseArgs({
@@ -42,42 +124,213 @@ export const importCommand: Command = {
         conversation: { type: 'string' },
         agent: { type: 'string', default: 'main' },
         format: { type: 'string' },
+        'file-history': { type: 'string' },
+        'dry-run': { type: 'boolean', default: false },
       },
     });
-    if (positionals.length !== 1) throw new UsageError(`expected one FILE, found ${positionals.length}`);
+    if (positionals.length !== 1) throw new UsageError(`expected one PATH, found ${positionals.length}`);
     const dir = requireWorkspace(values.workspace);
     if (values.format !== undefined && !IMPORT_FORMATS.includes(values.format as ImportFormat))
       throw new UsageError(`--format expected one of ${IMPORT_FORMATS.join(', ')}, found ${values.format}`);
-    const file = resolve(io.cwd, positionals[0]!);
-    const text = readFileSync(file, 'utf8');
-    const result = importTranscript(text, values.format ? { format: values.format as ImportFormat } : {});
-    const conversation = values.conversation ?? conversationIdFor(file, text);
-    const ws = Workspace.open(resolve(io.cwd, dir));
+    const path = resolve(io.cwd, positionals[0]!);
+    if (!existsSync(path)) throw new Error(`no such file or folder: ${path}`);
+    const format = values.format as ImportFormat | undefined;
+    const fileHistory =
+      values['file-history'] !== undefined ? resolve(io.cwd, values['file-history']) : undefined;
+    const wsDir = resolve(io.cwd, dir);
+    if (statSync(path).isDirectory()) {
+      if (values.conversation !== undefined)
+        throw new UsageError(
+          '--conversation names one conversation; a folder import names each after its file',
+        );
+      return importFolder(
+        path,
+        wsDir,
+        dir,
+        { format, fileHistory, agent: values.agent, dryRun: values['dry-run'] },
+        io,
+      );
+    }
+
+    const text = readFileSync(path, 'utf8');
+    const result = importFiles(path, subagentFiles(path), format);
+    const conversation = values.conversation ?? conversationIdFor(path, text);
+    const dryRun = values['dry-run'];
+    if (dryRun && !existsSync(wsDir)) {
+      io.stdout.write(
+        `would import ${result.tree.length} items (${result.format}) into a new workspace ${dir}\n`,
+      );
+      return 0;
+    }
+    const ws = Workspace.open(wsDir);
+    let reports: HistoryReport[];
+    let missingBackups = 0;
     try {
       if (ws.conversation(conversation)?.agents.includes(values.agent))
         throw new Error(
           `conversation ${conversation} agent ${values.agent} already exists in ${dir}; pass another --conversation`,
         );
-      // The transcript's system prompt goes into the new log's header: view/compact --workspace send it.
-      const history = ws.history(
-        conversation,
-        values.agent,
-        result.system !== undefined ? { system: result.system } : {},
-      );
-      try {
-        history.adopt(result.items);
-      } finally {
-        history.close();
-      }
+      reports = writeImport(ws, conversation, result, {
+        agent: values.agent,
+        dryRun,
+        ...(result.format === 'claude-code' ? { fileHistory: fileHistoryFor(path, fileHistory) } : {}),
+        onMissingBackup: () => missingBackups++,
+      });
     } finally {
       ws.close();
     }
     for (const w of result.warnings) io.stderr.write(`warning: ${w}\n`);
+    for (const a of result.agents)
+      for (const w of a.result.warnings) io.stderr.write(`warning: ${a.name}: ${w}\n`);
+    if (missingBackups > 0)
+      io.stderr.write(
+        `warning: ${missingBackups} file backups named by checkpoints were not found; those files are not in the checkpoints\n`,
+      );
+    const main = reports[0]!;
+    const t = totals(reports);
+    const extra =
+      reports.length > 1 || main.branches > 1 || t.checkpoints > 0
+        ? ` (${reports.length} agents, ${t.items} items in all, ${t.branches} branches, ${t.checkpoints} checkpoints)`
+        : '';
     io.stdout.write(
-      `imported ${result.items.length} items (${result.format}) into conversation ${conversation} agent ${values.agent}` +
+      `${dryRun ? 'would import' : 'imported'} ${main.items} items (${result.format}) into conversation ${conversation} agent ${values.agent}${extra}` +
         (result.system !== undefined ? `, with its system prompt (${result.system.length} chars)` : '') +
         '\n',
     );
     return 0;
   },
 };
+
+interface FolderOptions {
+  format: ImportFormat | undefined;
+  fileHistory: string | undefined;
+  agent: string;
+  dryRun: boolean;
+}
+
+async function importFolder(
+  root: string,
+  wsDir: string,
+  shown: string,
+  o: FolderOptions,
+  io: CliIO,
+): Promise<number> {
+  const sessions = findSessions(root);
+  if (sessions.length === 0)
+    throw new Error(`no supported transcript files (.jsonl, .json, .traj) under ${root}`);
+  const ledger = o.dryRun && !existsSync(wsDir) ? { version: 1 as const, sources: {} } : readLedger(wsDir);
+  const ws = o.dryRun && !existsSync(wsDir) ? undefined : Workspace.open(wsDir);
+  const counts = { imported: 0, extended: 0, unchanged: 0, failed: 0 };
+  const all: HistoryReport[] = [];
+  const warnings = new Map<string, number>();
+  const failures: string[] = [];
+  let missingBackups = 0;
+  let open = false; // a terminal line being redrawn
+  const progress = (i: number, s: FoundSession, what: string): void => {
+    const line = `[${i + 1}/${sessions.length}] ${s.file.slice(root.length + 1)}: ${what}`;
+    // On a terminal one line is redrawn per session; failures stay on screen. Elsewhere (logs, pipes)
+    // every session gets its own line.
+    if (io.isTTY && !what.startsWith('FAILED')) {
+      io.stderr.write(`\r\x1b[K${line}`);
+      open = true;
+    } else {
+      io.stderr.write(`${open ? '\r\x1b[K' : ''}${line}\n`);
+      open = false;
+    }
+  };
+  try {
+    for (const [i, s] of sessions.entries()) {
+      try {
+        const files = fingerprint([s.file, ...s.agents]);
+        const known = ledger.sources[s.file];
+        const same =
+          known !== undefined &&
+          known.conversation === s.conversation &&
+          Object.keys(files).length === Object.keys(known.files).length &&
+          Object.entries(files).every(([f, h]) => known.files[f]?.sha256 === h.sha256);
+        if (same && ws?.conversation(s.conversation)) {
+          counts.unchanged++;
+          progress(i, s, 'unchanged (same content as imported)');
+          continue;
+        }
+        const result = importFiles(s.file, s.agents, o.format);
+        for (const w of [...result.warnings, ...result.agents.flatMap((a) => a.result.warnings)]) {
+          const k = warningKind(w);
+          warnings.set(k, (warnings.get(k) ?? 0) + 1);
+        }
+        let reports: HistoryReport[];
+        if (!ws) {
+          reports = [result, ...result.agents.map((a) => a.result)].map((r, n) => ({
+            agent: n === 0 ? o.agent : result.agents[n - 1]!.name,
+            outcome: 'imported' as const,
+            items: r.tree.length,
+            branches: r.tree.filter((x) => !r.tree.some((y) => y.parent === x.id)).length,
+            checkpoints: r.checkpoints.length,
+          }));
+        } else {
+          reports = writeImport(ws, s.conversation, result, {
+            agent: o.agent,
+            dryRun: o.dryRun,
+            ...(result.format === 'claude-code'
+              ? { fileHistory: fileHistoryFor(s.file, o.fileHistory) }
+              : {}),
+            onMissingBackup: () => missingBackups++,
+          });
+        }
+        const rewritten = reports.filter((r) => r.outcome === 'rewritten');
+        if (rewritten.length > 0) {
+          counts.failed++;
+          const why = rewritten.map((r) => `agent ${r.agent}: ${r.reason}`).join('; ');
+          failures.push(`${s.file}: rewritten since it was imported: ${why}`);
+          progress(i, s, `FAILED: rewritten since it was imported (${why})`);
+          continue;
+        }
+        all.push(...reports);
+        const outcome = reports.some((r) => r.outcome === 'imported' && r.agent === o.agent)
+          ? 'imported'
+          : reports.some((r) => r.outcome !== 'unchanged')
+            ? 'extended'
+            : 'unchanged';
+        counts[outcome]++;
+        const t = totals(reports);
+        progress(
+          i,
+          s,
+          `${o.dryRun ? `would be ${outcome}` : outcome} as ${s.conversation}: ${t.items} items, ${reports.length - 1} subagents, ${t.branches} branches, ${t.checkpoints} checkpoints`,
+        );
+        if (!o.dryRun) {
+          ledger.sources[s.file] = { conversation: s.conversation, files };
+          writeLedger(wsDir, ledger);
+        }
+      } catch (error) {
+        counts.failed++;
+        const message = (error as Error).message.split('\n')[0]!;
+        failures.push(`${s.file}: ${message}`);
+        progress(i, s, `FAILED: ${message}`);
+      }
+    }
+  } finally {
+    ws?.close();
+    if (open) io.stderr.write('\n');
+  }
+  const t = totals(all);
+  const agents = all.filter((r) => r.agent !== o.agent && r.outcome !== 'unchanged').length;
+  const out = io.stdout;
+  out.write(
+    `${o.dryRun ? 'dry run: ' : ''}${sessions.length} sessions in ${root} -> workspace ${shown}: ` +
+      `${counts.imported} imported, ${counts.extended} extended, ${counts.unchanged} unchanged, ${counts.failed} failed\n`,
+  );
+  out.write(
+    `${o.dryRun ? 'would write' : 'written'}: ${counts.imported + counts.extended} conversations, ${agents} subagent histories, ${t.items} items, ${t.branches} branches, ${t.checkpoints} checkpoints\n`,
+  );
+  if (missingBackups > 0)
+    out.write(
+      `file backups named by checkpoints but not found (those files left out of the checkpoints): ${missingBackups}\n`,
+    );
+  if (warnings.size > 0) {
+    out.write('warnings by kind:\n');
+    for (const [k, n] of [...warnings].sort((a, b) => b[1] - a[1])) out.write(`  ${n} × ${k}\n`);
+  }
+  for (const f of failures) out.write(`failed: ${f}\n`);
+  return counts.failed > 0 ? 1 : 0;
+}

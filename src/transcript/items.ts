@@ -100,6 +100,11 @@ export interface ToolCallItem extends ItemBase {
   input: unknown;
   /** Gemini thought signature attached to the functionCall part, verbatim. */
   signature?: string;
+  /**
+   * The agent of the same conversation whose history this call started (a subagent run, e.g. Claude
+   * Code's Task tool): its items live in that agent's own log, not in this one.
+   */
+  agent?: string;
 }
 
 /** What the harness got back from running a tool. Travels to the model as user content. */

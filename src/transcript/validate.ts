@@ -97,6 +97,7 @@ const PER_KIND: Record<ItemKind, (o: Record<string, unknown>, id: string) => voi
     str(o, 'name', id);
     if (!('input' in o)) fail(id, 'input', 'the parsed arguments', undefined);
     optStr(o, 'signature', id);
+    optStr(o, 'agent', id);
   },
   tool_result: (o, id) => {
     str(o, 'callId', id);

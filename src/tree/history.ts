@@ -234,17 +234,25 @@ export class AgentHistory<A extends boolean = false> {
   }
 
   /**
-   * Writes items built elsewhere (an importer's path) as they are, ids and turns included, in one durable
+   * Writes items built elsewhere (an importer's tree) as they are, ids and turns included, in one durable
    * unit. Each item's parent must be `null`, an existing item or an earlier one of `items`; ids must be
-   * new; turns must come after the last committed turn and never decrease.
+   * new; turns must come after the last committed turn and never decrease. `tip` (default: the last
+   * item) and `checkpoints` (positions among the items, files already in the blob store) are written in
+   * the same unit.
    */
-  adopt(items: readonly Item[]): StoreReturn<A, void> {
-    return this.run(() => this.adoptUnit(items));
+  adopt(
+    items: readonly Item[],
+    extra: { tip?: string | null; checkpoints?: readonly Checkpoint[] } = {},
+  ): StoreReturn<A, void> {
+    return this.run(() => this.adoptUnit(items, extra));
   }
 
-  private adoptUnit(items: readonly Item[]): Awaitable<void> {
+  private adoptUnit(
+    items: readonly Item[],
+    extra: { tip?: string | null; checkpoints?: readonly Checkpoint[] },
+  ): Awaitable<void> {
     this.assertBoundary('adopt');
-    if (items.length === 0) return;
+    if (items.length === 0 && (extra.checkpoints ?? []).length === 0 && extra.tip === undefined) return;
     const seen = new Set<string>();
     let turn = this.state.turn + 1;
     const entries: LogEntry[] = [];
@@ -264,7 +272,22 @@ export class AgentHistory<A extends boolean = false> {
       seen.add(item.id);
       entries.push({ t: 'item', item });
     }
-    return this.writeUnit(entries, turn);
+    const known = (id: string | null): boolean => id === null || seen.has(id) || this.state.nodes.has(id);
+    for (const cp of extra.checkpoints ?? []) {
+      if (!known(cp.at))
+        throw new RangeError(
+          `adopt: checkpoint '${cp.label}' names item ${cp.at}, which is not in ${this.where()}`,
+        );
+      entries.push({ t: 'checkpoint', checkpoint: { ...cp } });
+    }
+    const end = items.length > 0 ? items[items.length - 1]!.id : this.state.tip;
+    if (extra.tip !== undefined && extra.tip !== end) {
+      if (!known(extra.tip))
+        throw new RangeError(`adopt: tip ${extra.tip} is not in ${this.where()} nor in the input`);
+      entries.push({ t: 'tip', tip: extra.tip });
+    }
+    if (entries.length === 0) return;
+    return this.writeUnit(entries, items.length > 0 ? turn : this.state.turn);
   }
 
   /** Drops the pending (uncommitted) turn. Committed items are never affected. */

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Workspace } from '../../src/store/workspace.js';
 import { parseJsonl } from '../../src/transcript/jsonl.js';
+import { importTranscript } from '../../src/transcript/import/index.js';
 import { runCli } from '../helpers/cli.js';
 
 const fixtures = join(import.meta.dirname, '..', 'fixtures', 'transcripts');
@@ -27,8 +28,9 @@ describe('glyphfold import / tree / reindex', () => {
     ]) {
       const r = await run('import', join(fixtures, file), '--workspace', 'ws');
       expect(r.code, r.err).toBe(0);
+      // A Claude Code session also reports its subagents, branches and checkpoints.
       expect(r.out).toMatch(
-        /^imported \d+ items \([a-z-]+\) into conversation [\w.-]+ agent main(, with its system prompt \(\d+ chars\))?\n$/,
+        /^imported \d+ items \([a-z-]+\) into conversation [\w.-]+ agent main( \(\d+ agents, .*\))?(, with its system prompt \(\d+ chars\))?\n$/,
       );
     }
     const again = await run('import', join(fixtures, 'anthropic.json'), '--workspace', 'ws');
@@ -49,8 +51,10 @@ describe('glyphfold import / tree / reindex', () => {
       'cc',
     );
     expect(r.code, r.err).toBe(0);
-    const count = Number(/imported (\d+)/.exec(r.out)![1]);
-    const out = await run('tree', '--workspace', 'ws', 'cc', '--jsonl');
+    // The whole tree is written; --jsonl prints the active path of one agent.
+    const count = importTranscript(readFileSync(join(fixtures, 'claude-code.jsonl'), 'utf8')).items.length;
+    expect(Number(/imported (\d+)/.exec(r.out)![1])).toBeGreaterThan(count);
+    const out = await run('tree', '--workspace', 'ws', 'cc', '--agent', 'main', '--jsonl');
     expect(out.code, out.err).toBe(0);
     const items = parseJsonl(out.out);
     expect(items).toHaveLength(count);

@@ -18,6 +18,28 @@ export function expectLinearPath(items: Item[], prefix = 'imp'): void {
   });
 }
 
+/** A path root → tip: each item continues from the one before, turns and times never go back. */
+export function expectChain(items: readonly Item[]): void {
+  items.forEach((item, i) => {
+    if (item.parent !== (i === 0 ? null : items[i - 1]!.id))
+      throw new Error(`item ${i}: parent ${item.parent}, expected ${i === 0 ? null : items[i - 1]!.id}`);
+    if (i > 0 && item.turn < items[i - 1]!.turn) throw new Error(`item ${i}: turn goes back`);
+    if (i > 0 && item.time < items[i - 1]!.time) throw new Error(`item ${i}: time goes back`);
+  });
+}
+
+/** A tree in log order: unique ids, every parent earlier, turns never go back in log order. */
+export function expectTree(items: readonly Item[]): void {
+  const seen = new Set<string>();
+  items.forEach((item, i) => {
+    if (seen.has(item.id)) throw new Error(`item ${i}: id ${item.id} repeats`);
+    if (item.parent !== null && !seen.has(item.parent))
+      throw new Error(`item ${i}: parent ${item.parent} is not earlier`);
+    if (i > 0 && item.turn < items[i - 1]!.turn) throw new Error(`item ${i}: turn goes back`);
+    seen.add(item.id);
+  });
+}
+
 export const calls = (items: Item[]): ToolCallItem[] =>
   items.filter((i): i is ToolCallItem => i.kind === 'tool_call');
 export const results = (items: Item[]): ToolResultItem[] =>

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { importTranscript, classifyClaudeCodeText } from '../../src/transcript/import/index.js';
 import { KIND_AUTHORS, type Item } from '../../src/transcript/items.js';
-import { calls, expectLinearPath, fixture, results } from './fixtures.js';
+import { calls, expectChain, expectTree, fixture, results } from './fixtures.js';
 
 const text = fixture('claude-code.jsonl');
 const lines = text
@@ -12,23 +12,42 @@ const lines = text
 describe('claude-code importer', () => {
   const r = importTranscript(text);
 
-  it('detects the format and builds a linear path', () => {
+  it('detects the format and builds a tree whose path root → tip is a chain', () => {
     expect(r.format).toBe('claude-code');
-    expectLinearPath(r.items);
-    for (const item of r.items) expect(KIND_AUTHORS[item.kind]).toContain(item.author);
+    expectChain(r.items);
+    expectTree(r.tree);
+    expect(r.tip).toBe(r.items.at(-1)!.id);
+    for (const item of r.tree) expect(KIND_AUTHORS[item.kind]).toContain(item.author);
   });
 
-  it('follows parentUuid to the newest leaf, skipping the abandoned branch and the sidechain', () => {
+  it('keeps the abandoned branch as a branch and ends the path at the newest main-chain entry', () => {
     const texts = r.items.map((i) => ('text' in i ? i.text : ''));
     expect(texts.some((t) => t?.includes('Also update the report snapshot test'))).toBe(false);
     expect(texts.some((t) => t?.startsWith("Actually, don't touch the snapshots"))).toBe(true);
     expect(r.items.at(-1)).toMatchObject({ kind: 'message', author: 'model', text: 'Committed as 4be1c2a.' });
-    // The subagent's own Glob call is not on the main path, its Task result is.
-    expect(calls(r.items).map((c) => c.name)).not.toContain('Glob');
-    expect(r.warnings.find((w) => w.includes('not on the active path'))).toMatch(
-      /3 entries .* lines \d+, \d+, \d+/,
-    );
-    expect(r.warnings.find((w) => w.includes('sidechain'))).toMatch(/^4 sidechain entries/);
+    const abandoned = r.tree.find(
+      (i) => i.kind === 'message' && i.text === 'Also update the report snapshot test',
+    )!;
+    const edited = r.items.find((i) => i.kind === 'message' && i.text.startsWith("Actually, don't touch"))!;
+    expect(abandoned.parent).toBe(edited.parent); // the edited prompt re-run: siblings
+    expect(r.tree.filter((i) => !r.items.includes(i)).map((i) => i.kind)).toEqual([
+      'message',
+      'message',
+      'context',
+    ]);
+    expect(r.warnings.some((w) => w.includes('not on the active path'))).toBe(false);
+  });
+
+  it('imports the sidechain as an agent history linked from the Task call', () => {
+    // The subagent's own Glob call is in its history, not on the main path; its Task result is.
+    expect(calls(r.tree).map((c) => c.name)).not.toContain('Glob');
+    expect(r.agents).toHaveLength(1);
+    const agent = r.agents[0]!;
+    expect(agent.name).toMatch(/^sidechain-[0-9a-f]{8}$/);
+    expect(calls(agent.result.items).map((c) => c.name)).toEqual(['Glob']);
+    const task = calls(r.items).find((c) => c.name === 'Task')!;
+    expect(agent.calledBy).toBe(task.callId);
+    expect(task.agent).toBe(agent.name);
   });
 
   it('crosses the compact boundary through logicalParentUuid and files the compact summary as a summary', () => {
@@ -51,13 +70,17 @@ describe('claude-code importer', () => {
     const turnOf = (pred: (i: Item) => boolean): number => r.items.find(pred)!.turn;
     expect(turnOf((i) => i.kind === 'image')).toBe(1);
     expect(turnOf((i) => i.kind === 'tool_call' && i.name === 'Edit')).toBe(1);
-    expect(turnOf((i) => i.kind === 'tool_call' && i.name.startsWith('mcp__playwright'))).toBe(2);
+    expect(turnOf((i) => i.kind === 'tool_call' && i.name.startsWith('mcp__playwright'))).toBe(3);
     expect(
       turnOf(
         (i) => i.kind === 'tool_call' && i.name === 'Bash' && JSON.stringify(i.input).includes('git commit'),
       ),
-    ).toBe(3);
-    expect(Math.max(...r.items.map((i) => i.turn))).toBe(3);
+    ).toBe(4);
+    // Turns count over the whole tree in log order: the abandoned prompt had turn 2.
+    expect(r.items.filter((i) => i.kind === 'message' && i.author === 'person').map((i) => i.turn)).toEqual([
+      1, 3, 4,
+    ]);
+    expect(Math.max(...r.tree.map((i) => i.turn))).toBe(4);
   });
 
   it('keeps thinking signatures and redacted thinking verbatim', () => {
@@ -123,8 +146,14 @@ describe('claude-code importer', () => {
     const broken = kept.filter((_, i) => i !== dropIndex);
     const t = importTranscript(broken.map((l) => JSON.stringify(l)).join('\n'), { format: 'claude-code' });
     expect(
-      t.warnings.some((w) => /parentUuid .* is not in the file; the path starts at this line/.test(w)),
+      t.warnings.some((w) =>
+        /^1 entries name a parent that is not in the file \(lines \d+\); each continues from the entry before it/.test(
+          w,
+        ),
+      ),
     ).toBe(true);
+    expectChain(t.items);
+    expect(t.tree.filter((i) => i.parent === null)).toHaveLength(1); // reattached, not a second root
   });
 
   it('splits system reminders out of typed text', () => {
@@ -203,9 +232,9 @@ describe('claude-code repeated uuids', () => {
     const r = importTranscript(doubled.join('\n'));
     const plain = importTranscript(text);
     expect(r.items.length).toBe(plain.items.length);
+    expect(r.tree.length).toBe(plain.tree.length);
     expect(r.warnings.filter((w) => w.includes('repeat'))).toEqual([
       `3 entries repeat an earlier uuid (lines ${firstUser + 4}, ${firstUser + 5}, ${firstUser + 6}); the later entry wins`,
     ]);
-    expect(r.warnings.find((w) => w.includes('not on the active path'))).toMatch(/^3 entries/);
   });
 });

@@ -28,12 +28,46 @@ export interface ImportOptions {
 
 export interface ImportResult {
   format: ImportFormat;
-  /** A linear path root → tip. */
+  /** The active path root → tip (a linear path). */
   items: Item[];
+  /**
+   * Every item in log order: the path and, for sources that keep a tree (Claude Code: edited prompts,
+   * rewinds), the branches off it. Parents come before children. Equal to `items` for linear sources.
+   */
+  tree: Item[];
+  /** The item the path ends at (the newest entry the source would resume from). */
+  tip: string | null;
+  /** Other agents' histories found in the same source (Claude Code subagent runs), in source order. */
+  agents: ImportedAgent[];
+  /** Positions the source itself marked (Claude Code file-history snapshots, one per prompt). */
+  checkpoints: ImportedCheckpoint[];
   /** What was kept as is but looks wrong (orphans, broken chains, skipped entries), one sentence each. */
   warnings: string[];
   /** The system prompt(s) found, joined by blank lines. Not an item: it is per-request instruction. */
   system?: string;
+}
+
+/** The history of another agent in the same source: a subagent's run. */
+export interface ImportedAgent {
+  /** Agent name for the workspace (`agent-<id>` from Claude Code's `agentId` / `agent-<id>.jsonl`). */
+  name: string;
+  /** The `callId` of the main history's tool call that started it, when the source says so. */
+  calledBy?: string;
+  /** The agent's own import: its path, tree and warnings. */
+  result: ImportResult;
+}
+
+/** A position the source marked, with the file backups it names (contents live outside the log). */
+export interface ImportedCheckpoint {
+  label: string;
+  /** Item id the position follows (`null`: before the first item). */
+  at: string | null;
+  time: string;
+  /**
+   * Path → the source's backup of that file at this position: `backup` names the backup file
+   * (Claude Code `~/.claude/file-history/<session>/<backupFileName>`), `null` when the file did not exist.
+   */
+  files: Record<string, { backup: string | null }>;
 }
 
 /** Where a pending item came from, for turn grouping and messages. */
@@ -42,6 +76,8 @@ interface Pending {
   time: string | undefined;
   /** Items from one source message share a group: only the first person message of a group opens a turn. */
   group: number;
+  /** Index of the parent in `pending` (`null`: a root). */
+  parent: number | null;
 }
 
 /** Collects items in order; `finish()` assigns ids, parents, turns and times. */
@@ -52,14 +88,58 @@ export class PathBuilder {
   private group = 0;
   readonly warnings: string[] = [];
   private readonly systems: string[] = [];
+  /** Parent of the next pushed item when set by `attach`; otherwise the previous item. */
+  private nextParent: number | null | undefined;
+  private tipIndex: number | undefined;
+  private readonly parents = new Set<number>();
 
   /** Starts a new source message (a line, an array element). */
   nextGroup(): void {
     this.group++;
   }
 
+  /** How many items were pushed; the next one gets this index. */
+  get size(): number {
+    return this.pending.length;
+  }
+
+  /**
+   * Makes the next pushed item a child of item `parent` (an index from `size`, `null`: a root) instead
+   * of the previous one; the items after it chain as usual. This is how a tree is built.
+   */
+  attach(parent: number | null): void {
+    if (parent !== null && !(parent >= 0 && parent < this.pending.length))
+      throw new RangeError(`internal: attach to item ${parent} of ${this.pending.length}`);
+    this.nextParent = parent;
+  }
+
+  /** The path ends at item `index` (default: the last one pushed). */
+  setTip(index: number): void {
+    this.tipIndex = index;
+  }
+
   push(item: NewItem, time?: string): void {
-    this.pending.push({ item, time, group: this.group });
+    const parent = this.nextParent !== undefined ? this.nextParent : this.pending.length - 1;
+    this.nextParent = undefined;
+    const p = parent === null || parent < 0 ? null : parent;
+    if (p !== null) this.parents.add(p);
+    this.pending.push({ item, time, group: this.group, parent: p });
+  }
+
+  /** True when some pushed item continues from item `index`. */
+  hasChildren(index: number): boolean {
+    return this.parents.has(index);
+  }
+
+  /** The newest pushed item in the subtree of item `index` (itself when it has no children). */
+  newestBelow(index: number): number {
+    for (let i = this.pending.length - 1; i > index; i--) {
+      // Parents always come first, so the walk up can stop once it passes `index`.
+      let up: number | null = i;
+      while (up !== null && up > index) up = this.pending[up]!.parent;
+      if (up === index) return i;
+    }
+    return index;
   }
 
   warn(message: string): void {
@@ -80,20 +160,38 @@ export class PathBuilder {
       throw new Error(`import: startTime must be an ISO-8601 time, found ${options.startTime}`);
 
     const turns = assignTurns(this.pending);
-    const items: Item[] = [];
-    let parent: string | null = null;
+    const tree: Item[] = [];
+    const idOf = (i: number): string => `${prefix}-${String(i + 1).padStart(6, '0')}`;
     let lastTime = start;
     this.pending.forEach((p, i) => {
-      const id = `${prefix}-${String(i + 1).padStart(6, '0')}`;
       const parsed = p.time === undefined ? NaN : Date.parse(p.time);
       // Source times are kept; missing or unparsable ones continue from the previous item so times never go backwards.
       const t = Number.isNaN(parsed) ? lastTime + (i === 0 ? 0 : 1) : parsed;
       lastTime = t;
-      items.push({ ...p.item, id, parent, turn: turns[i] ?? 1, time: new Date(t).toISOString() } as Item);
-      parent = id;
+      const parent = p.parent === null ? null : idOf(p.parent);
+      tree.push({
+        ...p.item,
+        id: idOf(i),
+        parent,
+        turn: turns[i] ?? 1,
+        time: new Date(t).toISOString(),
+      } as Item);
     });
+    const tipIndex = this.tipIndex ?? tree.length - 1;
+    const items: Item[] = [];
+    for (let i: number | null = tipIndex; i !== null && i >= 0; i = this.pending[i]!.parent)
+      items.push(tree[i]!);
+    items.reverse();
     this.warnings.push(...pairingWarnings(items));
-    const result: ImportResult = { format, items, warnings: this.warnings };
+    const result: ImportResult = {
+      format,
+      items,
+      tree,
+      tip: tree.length > 0 ? idOf(tipIndex) : null,
+      agents: [],
+      checkpoints: [],
+      warnings: this.warnings,
+    };
     if (this.systems.length > 0) result.system = this.systems.join('\n\n');
     return result;
   }
@@ -102,6 +200,7 @@ export class PathBuilder {
 /**
  * A turn starts at each person message (the first of its source message), and takes with it the
  * person images and surface context directly before it: the client attaches those to the prompt.
+ * Turns count in log order over the whole tree, as a history numbers the turns it commits.
  */
 function assignTurns(pending: readonly Pending[]): number[] {
   const starts = new Set<number>();
@@ -111,7 +210,8 @@ function assignTurns(pending: readonly Pending[]): number[] {
     if (p.group === lastGroupWithPerson) return;
     lastGroupWithPerson = p.group;
     let s = i;
-    while (s > 0) {
+    // Only items this one continues from directly (not the end of another branch) are its prelude.
+    while (s > 0 && pending[s]!.parent === s - 1) {
       const prev = pending[s - 1]!.item;
       const prelude = (prev.author === 'surface' || prev.author === 'person') && prev.kind !== 'message';
       if (!prelude) break;

@@ -4,17 +4,20 @@
  * Each line is an entry: `user` / `assistant` (with `message` in Anthropic shape), `system` (harness
  * notices, `compact_boundary`), `summary` (a title with `leafUuid`), `file-history-snapshot` and other
  * bookkeeping. Entries form a tree through `uuid` / `parentUuid` (`logicalParentUuid` across a
- * compaction boundary); rewinds and edits leave abandoned branches in the file and subagent runs are
- * written as `isSidechain` entries. The active path is followed from the last main-chain entry up to
- * the root, not read in file order; entries off that path are reported, never silently dropped.
+ * compaction boundary): rewinds and edited prompts leave branches, which are imported as branches;
+ * the tip is the newest main-chain entry (what Claude Code resumes). Subagent runs are `isSidechain`
+ * entries (older versions, in the same file) or their own `agent-<id>.jsonl` files (newer): each
+ * becomes an agent history of its own, linked from the tool call that started it.
  */
-import type { NewItem } from '../items.js';
+import type { NewItem, ToolCallItem } from '../items.js';
 import { assistantContent, userContent, type TextClassifier } from './anthropic.js';
 import {
   CallNames,
   PathBuilder,
   isRecord,
   parseLines,
+  type ImportedAgent,
+  type ImportedCheckpoint,
   type ImportOptions,
   type ImportResult,
 } from './build.js';
@@ -89,139 +92,481 @@ function touchedFiles(result: unknown): string[] {
   return [...new Set(out)];
 }
 
-/** Imports a Claude Code session JSONL text. */
+/** A Claude Code session as found on disk: the session log and its subagents' logs. */
+export interface ClaudeCodeSession {
+  /** The session JSONL text (`<session>.jsonl`). */
+  main: string;
+  /**
+   * Subagent logs (`<session>/subagents/agent-<id>.jsonl`, or `agent-<id>.jsonl` beside the session in
+   * older versions): `file` is the file name (the agent id is read from it), `text` its content.
+   */
+  agents?: readonly { file: string; text: string }[];
+}
+
+/** Imports a Claude Code session JSONL text (with its in-file sidechains as agents). */
 export function importClaudeCode(text: string, options: ImportOptions = {}): ImportResult {
-  const b = new PathBuilder('claude-code');
-  const lines = parseLines(text, 'claude-code', b);
+  return importClaudeCodeSession({ main: text }, options);
+}
+
+/** An agent name from a Claude Code agent id: `agent-<id>`, cut to the workspace's id rules. */
+export function claudeCodeAgentName(agentId: string): string {
+  const clean = agentId.replace(/[^A-Za-z0-9_.-]+/g, '-').replace(/^[.-]+/, '');
+  return `agent-${clean || 'unnamed'}`.slice(0, 100);
+}
+
+interface Parsed {
+  entries: Entry[];
+  byUuid: Map<string, Entry>;
+}
+
+/** Reads the lines; reports lines that are not entries, repeated uuids and skipped bookkeeping. */
+function parseEntries(text: string, b: PathBuilder): Parsed {
   const byUuid = new Map<string, Entry>();
   const entries: Entry[] = [];
   const skippedKinds = new Map<string, number>();
   const repeated: number[] = [];
-  for (const { line, value } of lines) {
+  for (const { line, value } of parseLines(text, 'claude-code', b)) {
     if (!isRecord(value) || typeof value.type !== 'string') {
       b.warn(
         `line ${line}: expected an object with a string "type", found ${JSON.stringify(value).slice(0, 60)}; skipped`,
       );
       continue;
     }
+    const entry = { line, e: value };
+    entries.push(entry);
     if (typeof value.uuid === 'string') {
       if (byUuid.has(value.uuid)) repeated.push(line);
       // Every entry with a uuid can be a link in the chain (newer versions chain progress entries too).
-      const entry = { line, e: value };
       byUuid.set(value.uuid, entry);
-      if (MESSAGE_TYPES.has(value.type)) {
-        entries.push(entry);
-        continue;
-      }
+      if (MESSAGE_TYPES.has(value.type)) continue;
     }
-    if (value.type !== 'summary') {
-      // file-history-snapshot, queue-operation, progress…: bookkeeping, never sent to the model.
+    if (value.type !== 'summary' && value.type !== 'file-history-snapshot') {
+      // queue-operation, progress…: bookkeeping, never sent to the model.
       skippedKinds.set(value.type, (skippedKinds.get(value.type) ?? 0) + 1);
     }
   }
-  if (entries.length === 0) {
-    throw new Error('claude-code: no user, assistant or system entry with a uuid was found');
-  }
-
-  // The tip is the newest main-chain entry; a file that holds only a sidechain is a subagent's own log.
-  const main = entries.filter((x) => x.e.isSidechain !== true);
-  const pool = main.length > 0 ? main : entries;
-  const tip = pool[pool.length - 1]!;
-  const path: Entry[] = [];
-  const seen = new Set<string>();
-  for (let cur: Entry | undefined = tip; cur;) {
-    const uuid = cur.e.uuid as string;
-    if (seen.has(uuid)) {
-      b.warn(`line ${cur.line}: parent chain loops back to uuid ${uuid}; the path starts after the loop`);
-      break;
-    }
-    seen.add(uuid);
-    path.push(cur);
-    const parentId = typeof cur.e.parentUuid === 'string' ? cur.e.parentUuid : cur.e.logicalParentUuid;
-    if (typeof parentId !== 'string') break;
-    const parent = byUuid.get(parentId);
-    if (!parent) {
-      b.warn(
-        `line ${cur.line}: parentUuid ${parentId} is not in the file; the path starts at this line (earlier history is missing)`,
-      );
-    }
-    cur = parent;
-  }
-  path.reverse();
-
-  const onPath = new Set(path.map((x) => x.line));
   if (repeated.length > 0) {
     b.warn(
       `${repeated.length} entries repeat an earlier uuid (lines ${range(repeated)}); the later entry wins`,
-    );
-  }
-  // An entry superseded by a later one with the same uuid is neither on the path nor abandoned.
-  const current = (x: Entry): boolean => byUuid.get(x.e.uuid as string) === x;
-  const sidechain = entries
-    .filter((x) => current(x) && !onPath.has(x.line) && x.e.isSidechain === true)
-    .map((x) => x.line);
-  const abandoned = entries
-    .filter((x) => current(x) && !onPath.has(x.line) && x.e.isSidechain !== true)
-    .map((x) => x.line);
-  if (abandoned.length > 0) {
-    b.warn(
-      `${abandoned.length} entries are not on the active path (abandoned branches or unreachable), lines ${range(abandoned)}; not imported`,
-    );
-  }
-  if (sidechain.length > 0) {
-    b.warn(
-      `${sidechain.length} sidechain entries (subagent runs, a separate agent history), lines ${range(sidechain)}; not imported`,
     );
   }
   if (skippedKinds.size > 0) {
     const kinds = [...skippedKinds].map(([k, n]) => `${n} ${k}`).join(', ');
     b.warn(`bookkeeping entries not imported (never sent to the model): ${kinds}`);
   }
+  return { entries, byUuid };
+}
 
+const isMessage = (x: Entry): boolean => typeof x.e.uuid === 'string' && MESSAGE_TYPES.has(String(x.e.type));
+
+/** A user entry that answers tool calls (the harness writing results, maybe with an interruption note). */
+function isResultEntry(x: Entry): boolean {
+  if (x.e.type !== 'user' || !isRecord(x.e.message)) return false;
+  const content = x.e.message.content;
+  return Array.isArray(content) && content.some((c) => isRecord(c) && c.type === 'tool_result');
+}
+
+const rawParent = (x: Entry): string | undefined => {
+  if (typeof x.e.parentUuid === 'string') return x.e.parentUuid;
+  return typeof x.e.logicalParentUuid === 'string' ? x.e.logicalParentUuid : undefined;
+};
+
+interface Built {
+  /** Index of each processed entry's last item (or, for an entry without items, its parent's). */
+  anchor: Map<Entry, number | null>;
+  /** Index each entry's first item was attached to (its position in the tree). */
+  attachedAt: Map<Entry, number | null>;
+}
+
+/**
+ * Builds the tree of one agent's entries into `b`. Entries without items (system notices, API error
+ * stand-ins) and links that are not messages (progress) pass their place on to their children.
+ */
+function buildTree(
+  b: PathBuilder,
+  set: readonly Entry[],
+  byUuid: Map<string, Entry>,
+  sidechain: boolean,
+): Built {
+  const inSet = new Set(set);
+  const anchor = new Map<Entry, number | null>();
+  const attachedAt = new Map<Entry, number | null>();
   const names = new CallNames();
   const systemSubtypes = new Map<string, number>();
-  for (const { line, e } of path) {
-    const where = `line ${line}`;
-    const time = typeof e.timestamp === 'string' ? e.timestamp : undefined;
-    const message = isRecord(e.message) ? e.message : undefined;
-    if (!MESSAGE_TYPES.has(String(e.type))) continue; // a bookkeeping link in the chain
-    b.nextGroup();
-    if (e.type === 'system') {
-      const subtype = String(e.subtype ?? 'notice');
-      systemSubtypes.set(subtype, (systemSubtypes.get(subtype) ?? 0) + 1);
-      continue;
+  const missing: number[] = [];
+  const loops: number[] = [];
+
+  /** The message entry `x` continues from: its parent, skipping links that are not messages of this set. */
+  const parentOf = (x: Entry): { parent: Entry | null; missing: boolean } => {
+    const seen = new Set<string>();
+    for (let id = rawParent(x); id !== undefined;) {
+      if (seen.has(id)) return { parent: null, missing: true };
+      seen.add(id);
+      const p = byUuid.get(id);
+      if (!p) return { parent: null, missing: true };
+      if (inSet.has(p)) return { parent: p, missing: false };
+      if (isMessage(p)) return { parent: null, missing: !sidechain }; // another agent's entry
+      id = rawParent(p);
     }
-    if (!message) {
-      b.warn(`${where}: ${String(e.type)} entry has no "message" object; skipped`);
-      continue;
-    }
-    if (e.type === 'assistant') {
-      if (e.isApiErrorMessage === true) {
-        b.warn(`${where}: synthetic API error message (not model output) not imported`);
-        continue;
+    return { parent: null, missing: false };
+  };
+
+  // Logs of older versions (and hand-made ones) carry no parent links: their order is the file's.
+  const chainless = set.length > 1 && set.every((x) => rawParent(x) === undefined);
+  if (chainless)
+    b.warn(
+      `no entry names a parent (parentUuid is null throughout); the ${set.length} entries are imported in file order`,
+    );
+
+  let previous: Entry | undefined;
+  const waiting = new Map<Entry, Entry[]>();
+  const process = (x: Entry): void => {
+    let at: number | null;
+    if (chainless) at = previous ? anchor.get(previous)! : null;
+    else {
+      const { parent, missing: gone } = parentOf(x);
+      if (parent) {
+        at = anchor.get(parent) ?? null;
+        // A streamed response is written one entry per content block, and each tool result names its
+        // own call's entry as parent: with parallel calls, results would become siblings of the later
+        // calls and of each other. Results never open a branch (a rewind starts at a prompt): they
+        // continue from the newest item written below their call, in the order they were written.
+        if (at !== null && isResultEntry(x) && b.hasChildren(at)) at = b.newestBelow(at);
+      } else if (gone && previous === undefined && sidechain) {
+        at = null; // a subagent's first prompt names the parent session's entry: its root
+      } else if (gone && previous) {
+        missing.push(x.line);
+        at = anchor.get(previous)!;
+      } else {
+        if (gone) missing.push(x.line);
+        at = null;
       }
-      assistantContent(message.content, where, b, names, time);
+    }
+    attachedAt.set(x, at);
+    const before = b.size;
+    b.attach(at);
+    emitEntry(x, b, names, systemSubtypes);
+    anchor.set(x, b.size > before ? b.size - 1 : at);
+    previous = x;
+  };
+  const ready = (x: Entry): Entry | undefined => {
+    if (chainless) return undefined;
+    const { parent } = parentOf(x);
+    if (parent && !anchor.has(parent)) return parent;
+    return undefined;
+  };
+  for (const x of set) {
+    const dep = ready(x);
+    if (dep) {
+      // A child written before its parent: it waits for it.
+      waiting.set(dep, [...(waiting.get(dep) ?? []), x]);
       continue;
     }
-    if (e.isCompactSummary === true) {
-      const content = message.content;
-      const summary = typeof content === 'string' ? content : JSON.stringify(content);
-      const text = Array.isArray(content)
-        ? content.map((c) => (isRecord(c) && typeof c.text === 'string' ? c.text : '')).join('\n')
-        : summary;
-      b.push({ kind: 'summary', author: 'machinery', text }, time);
-      continue;
+    const stack = [x];
+    while (stack.length > 0) {
+      const cur = stack.pop()!;
+      process(cur);
+      const next = waiting.get(cur);
+      if (next) {
+        waiting.delete(cur);
+        stack.push(...next.reverse());
+      }
     }
-    const classify: TextClassifier | undefined =
-      e.isMeta === true
-        ? (t) => (t.trim() === '' ? [] : [{ kind: 'context', author: 'surface', text: t, source: 'meta' }])
-        : classifyClaudeCodeText;
-    const files = touchedFiles(e.toolUseResult);
-    userContent(message.content, where, b, names, time, classify, () => files);
   }
+  for (const list of waiting.values()) {
+    for (const x of list) {
+      loops.push(x.line);
+      attachedAt.set(x, null);
+      b.attach(null);
+      emitEntry(x, b, names, systemSubtypes);
+      anchor.set(x, b.size - 1 >= 0 ? b.size - 1 : null);
+    }
+  }
+  if (missing.length > 0) {
+    b.warn(
+      `${missing.length} entries name a parent that is not in the file (lines ${range(missing)}); each continues from the entry before it in the file`,
+    );
+  }
+  if (loops.length > 0)
+    b.warn(
+      `${loops.length} entries wait on parents that never come (a loop), lines ${range(loops)}; imported as roots`,
+    );
   if (systemSubtypes.size > 0) {
     const kinds = [...systemSubtypes].map(([k, n]) => `${n} ${k}`).join(', ');
-    b.warn(`system entries on the path not imported (shown to the person, not sent to the model): ${kinds}`);
+    b.warn(`system entries not imported (shown to the person, not sent to the model): ${kinds}`);
   }
-  return b.finish('claude-code', options);
+  return { anchor, attachedAt };
+}
+
+/** The items of one entry. */
+function emitEntry(x: Entry, b: PathBuilder, names: CallNames, systemSubtypes: Map<string, number>): void {
+  const { line, e } = x;
+  const where = `line ${line}`;
+  const time = typeof e.timestamp === 'string' ? e.timestamp : undefined;
+  const message = isRecord(e.message) ? e.message : undefined;
+  b.nextGroup();
+  if (e.type === 'system') {
+    const subtype = String(e.subtype ?? 'notice');
+    systemSubtypes.set(subtype, (systemSubtypes.get(subtype) ?? 0) + 1);
+    return;
+  }
+  if (!message) {
+    b.warn(`${where}: ${String(e.type)} entry has no "message" object; skipped`);
+    return;
+  }
+  if (e.type === 'assistant') {
+    if (e.isApiErrorMessage === true) {
+      b.warn(`${where}: synthetic API error message (not model output) not imported`);
+      return;
+    }
+    assistantContent(message.content, where, b, names, time);
+    return;
+  }
+  if (e.isCompactSummary === true) {
+    const content = message.content;
+    const summary = typeof content === 'string' ? content : JSON.stringify(content);
+    const text = Array.isArray(content)
+      ? content.map((c) => (isRecord(c) && typeof c.text === 'string' ? c.text : '')).join('\n')
+      : summary;
+    b.push({ kind: 'summary', author: 'machinery', text }, time);
+    return;
+  }
+  const classify: TextClassifier | undefined =
+    e.isMeta === true
+      ? (t) => (t.trim() === '' ? [] : [{ kind: 'context', author: 'surface', text: t, source: 'meta' }])
+      : classifyClaudeCodeText;
+  const files = touchedFiles(e.toolUseResult);
+  userContent(message.content, where, b, names, time, classify, () => files);
+}
+
+/** Builds one agent's history from its entries; `tipOf` picks the entry the path ends at. */
+function importSet(
+  set: readonly Entry[],
+  byUuid: Map<string, Entry>,
+  b: PathBuilder,
+  sidechain: boolean,
+  options: ImportOptions,
+): { result: ImportResult; built: Built } {
+  const built = buildTree(b, set, byUuid, sidechain);
+  // The tip is the newest entry that has a place in the tree (what Claude Code resumes from).
+  for (let i = set.length - 1; i >= 0; i--) {
+    const at = built.anchor.get(set[i]!);
+    if (at !== undefined && at !== null) {
+      b.setTip(at);
+      break;
+    }
+  }
+  return { result: b.finish('claude-code', options), built };
+}
+
+/** Task calls whose results or progress name the agent they started: agent id → callId. */
+function agentCalls(entries: readonly Entry[]): {
+  byAgent: Map<string, string>;
+  byPrompt: Map<string, string>;
+} {
+  const byAgent = new Map<string, string>();
+  const byPrompt = new Map<string, string>();
+  for (const { e } of entries) {
+    const content = isRecord(e.message) ? e.message.content : undefined;
+    if (e.type === 'user' && isRecord(e.toolUseResult) && typeof e.toolUseResult.agentId === 'string') {
+      const result = Array.isArray(content)
+        ? content.find((c) => isRecord(c) && c.type === 'tool_result')
+        : undefined;
+      if (isRecord(result) && typeof result.tool_use_id === 'string')
+        byAgent.set(e.toolUseResult.agentId, result.tool_use_id);
+    }
+    if (
+      e.type === 'progress' &&
+      isRecord(e.data) &&
+      e.data.type === 'agent_progress' &&
+      typeof e.data.agentId === 'string' &&
+      typeof e.parentToolUseID === 'string' &&
+      !byAgent.has(e.data.agentId)
+    )
+      byAgent.set(e.data.agentId, e.parentToolUseID);
+    if (e.type === 'assistant' && Array.isArray(content)) {
+      for (const c of content) {
+        if (isRecord(c) && c.type === 'tool_use' && typeof c.id === 'string' && isRecord(c.input)) {
+          const prompt = c.input.prompt;
+          if (typeof prompt === 'string') byPrompt.set(prompt.trim(), c.id);
+        }
+      }
+    }
+  }
+  return { byAgent, byPrompt };
+}
+
+/** The first text a sidechain's prompt holds (to match it with the Task call that sent it). */
+function promptText(x: Entry | undefined): string | undefined {
+  const content = x && isRecord(x.e.message) ? x.e.message.content : undefined;
+  if (typeof content === 'string') return content.trim();
+  if (Array.isArray(content)) {
+    const t = content.find((c) => isRecord(c) && c.type === 'text');
+    if (isRecord(t) && typeof t.text === 'string') return t.text.trim();
+  }
+  return undefined;
+}
+
+/** Checkpoints from `file-history-snapshot` entries: one per prompt, at the position before it. */
+function snapshotCheckpoints(
+  entries: readonly Entry[],
+  byUuid: Map<string, Entry>,
+  built: Built,
+  tree: ImportResult['tree'],
+  b: PathBuilder,
+): ImportedCheckpoint[] {
+  const snapshots = new Map<string, { time: string; files: Record<string, { backup: string | null }> }>();
+  for (const { e } of entries) {
+    if (e.type !== 'file-history-snapshot' || !isRecord(e.snapshot)) continue;
+    const id = typeof e.messageId === 'string' ? e.messageId : e.snapshot.messageId;
+    if (typeof id !== 'string') continue;
+    const s = snapshots.get(id) ?? { time: String(e.snapshot.timestamp ?? ''), files: {} };
+    // An update re-states the snapshot with the files first edited since: the later word per path wins.
+    if (isRecord(e.snapshot.trackedFileBackups))
+      for (const [path, backup] of Object.entries(e.snapshot.trackedFileBackups)) {
+        const name = isRecord(backup) ? backup.backupFileName : undefined;
+        s.files[path] = { backup: typeof name === 'string' ? name : null };
+      }
+    snapshots.set(id, s);
+  }
+  const out: ImportedCheckpoint[] = [];
+  const labels = new Set<string>();
+  let unplaced = 0;
+  for (const [id, s] of snapshots) {
+    const entry = byUuid.get(id);
+    const at = entry ? built.attachedAt.get(entry) : undefined;
+    if (at === undefined) {
+      unplaced++;
+      continue;
+    }
+    // Claude Code names tracked files relative to the session's directory; a checkpoint holds absolute paths.
+    const cwd = typeof entry?.e.cwd === 'string' ? entry.e.cwd.replace(/\/+$/, '') : undefined;
+    const files: ImportedCheckpoint['files'] = {};
+    for (const [path, f] of Object.entries(s.files))
+      files[path.startsWith('/') || cwd === undefined ? path : `${cwd}/${path}`] = f;
+    let label = `cc-${id.slice(0, 8)}`;
+    if (labels.has(label)) label = `cc-${id}`;
+    labels.add(label);
+    const time = Number.isNaN(Date.parse(s.time))
+      ? ((entry?.e.timestamp as string | undefined) ?? s.time)
+      : s.time;
+    out.push({ label, at: at === null ? null : tree[at]!.id, time: String(time), files });
+  }
+  if (unplaced > 0)
+    b.warn(
+      `${unplaced} file-history snapshots name a message that is not in the log; no checkpoint for them`,
+    );
+  return out;
+}
+
+/**
+ * Imports a Claude Code session: the main history as a tree (branches kept, tip at the newest
+ * main-chain entry), checkpoints from its file-history snapshots, and one agent per subagent run
+ * (in-file sidechains and the given agent files), each linked from the tool call that started it.
+ */
+export function importClaudeCodeSession(
+  session: ClaudeCodeSession,
+  options: ImportOptions = {},
+): ImportResult {
+  const b = new PathBuilder('claude-code');
+  const { entries, byUuid } = parseEntries(session.main, b);
+  const messages = entries.filter((x) => isMessage(x) && byUuid.get(x.e.uuid as string) === x);
+  if (messages.length === 0)
+    throw new Error('claude-code: no user, assistant or system entry with a uuid was found');
+  const main = messages.filter((x) => x.e.isSidechain !== true);
+  // A file that holds only a sidechain is a subagent's own log: its entries are its main history.
+  const own = main.length > 0 ? main : messages;
+  const sidechains = main.length > 0 ? messages.filter((x) => x.e.isSidechain === true) : [];
+
+  const { result, built } = importSet(own, byUuid, b, main.length === 0, options);
+  result.checkpoints = snapshotCheckpoints(entries, byUuid, built, result.tree, b);
+
+  const links = agentCalls(entries);
+  const agents: ImportedAgent[] = [];
+  const calls = new Map<string, string>(); // callId → agent name
+  const add = (
+    name: string,
+    agentId: string | undefined,
+    first: Entry | undefined,
+    r: ImportResult,
+  ): void => {
+    if (agents.some((a) => a.name === name)) {
+      b.warn(`agent ${name} appears twice (in the log and as a file); the second is not imported`);
+      return;
+    }
+    const calledBy =
+      (agentId !== undefined ? links.byAgent.get(agentId) : undefined) ??
+      (() => {
+        const p = promptText(first);
+        return p !== undefined ? links.byPrompt.get(p) : undefined;
+      })();
+    const agent: ImportedAgent = { name, result: r };
+    if (calledBy !== undefined) {
+      agent.calledBy = calledBy;
+      calls.set(calledBy, name);
+    }
+    agents.push(agent);
+  };
+
+  // In-file sidechains, one agent per run: by agentId, else by the root the run grew from.
+  const runs = new Map<string, Entry[]>();
+  for (const x of sidechains) {
+    let key = typeof x.e.agentId === 'string' ? `id:${x.e.agentId}` : undefined;
+    if (key === undefined) {
+      let root = x;
+      const seen = new Set<Entry>();
+      for (
+        let p = byUuid.get(rawParent(root) ?? '');
+        p && p.e.isSidechain === true && !seen.has(p);
+        p = byUuid.get(rawParent(p) ?? '')
+      ) {
+        seen.add(p);
+        root = p;
+      }
+      key = `root:${String(root.e.uuid)}`;
+    }
+    runs.set(key, [...(runs.get(key) ?? []), x]);
+  }
+  for (const [key, set] of runs) {
+    const agentId = key.startsWith('id:') ? key.slice(3) : undefined;
+    const name = agentId !== undefined ? claudeCodeAgentName(agentId) : `sidechain-${key.slice(5, 13)}`;
+    const ab = new PathBuilder('claude-code');
+    const { result: r } = importSet(set, byUuid, ab, true, options);
+    if (r.tree.length === 0) {
+      b.warn(
+        `sidechain ${name} (${set.length} entries from line ${set[0]!.line}) holds no items; not imported`,
+      );
+      continue;
+    }
+    add(name, agentId, set[0], r);
+  }
+  for (const file of session.agents ?? []) {
+    const ab = new PathBuilder('claude-code');
+    let parsed: Parsed;
+    try {
+      parsed = parseEntries(file.text, ab);
+    } catch (error) {
+      b.warn(`agent file ${file.file}: ${(error as Error).message}; not imported`);
+      continue;
+    }
+    const set = parsed.entries.filter((x) => isMessage(x) && parsed.byUuid.get(x.e.uuid as string) === x);
+    const fromName = /^agent-(.+)\.jsonl$/.exec(file.file.split('/').pop() ?? '')?.[1];
+    const agentId = (typeof set[0]?.e.agentId === 'string' ? set[0].e.agentId : undefined) ?? fromName;
+    const name = claudeCodeAgentName(agentId ?? file.file);
+    if (set.length === 0) {
+      b.warn(`agent file ${file.file} holds no message entries; not imported`);
+      continue;
+    }
+    const { result: r } = importSet(set, parsed.byUuid, ab, true, options);
+    if (r.tree.length === 0) {
+      b.warn(`agent file ${file.file} holds no items; not imported`);
+      continue;
+    }
+    add(name, agentId, set[0], r);
+  }
+  for (const item of result.tree)
+    if (item.kind === 'tool_call' && calls.has(item.callId))
+      (item as ToolCallItem).agent = calls.get(item.callId)!;
+  result.agents = agents;
+  return result;
 }

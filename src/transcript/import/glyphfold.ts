@@ -1,7 +1,7 @@
 /**
  * glyphfold's own JSONL export (`exportJsonl`). The lines already are items; importing gives them
- * fresh deterministic ids along the file order, keeps turns, times and callIds, and remaps the item
- * ids that compaction and summary items refer to.
+ * fresh deterministic ids along the file order, keeps the tree (parents naming earlier lines), turns,
+ * times and callIds, and remaps the item ids that compaction and summary items refer to.
  */
 import type { Item } from '../items.js';
 import { checkItem } from '../jsonl.js';
@@ -34,22 +34,24 @@ export function importGlyphfold(text: string, options: ImportOptions = {}): Impo
     source.push(item);
   }
   if (source.length === 0) throw new Error('glyphfold: no valid item line was found');
-  // Ids, parents and default times come from the shared builder; the recorded turn numbers are kept.
-  for (const item of source) {
-    const { id: _id, parent: _parent, turn: _turn, time: _time, ...rest } = item;
-    b.push(rest as never, item.time);
-  }
-  const built = b.finish('glyphfold', options);
-  const ids = new Map(source.map((item, i) => [item.id, built.items[i]!.id]));
+  // Ids and default times come from the shared builder; parents that name an earlier line keep the
+  // tree (an exported tree stays a tree), the recorded turn numbers are kept.
+  const index = new Map<string, number>();
   source.forEach((item, i) => {
-    if (i > 0 && item.parent !== source[i - 1]!.id) {
-      built.warnings.push(
-        `line item ${item.id}: parent ${String(item.parent)} is not the previous line; imported as a linear path in file order`,
+    const { id: _id, parent, turn: _turn, time: _time, ...rest } = item;
+    const at = parent === null ? null : index.get(parent);
+    if (at === undefined && i > 0) {
+      b.warn(
+        `line item ${item.id}: parent ${String(parent)} is not an earlier line; it continues from the previous line`,
       );
-    }
+    } else if (at !== undefined) b.attach(at);
+    b.push(rest as never, item.time);
+    if (!index.has(item.id)) index.set(item.id, i);
   });
+  const built = b.finish('glyphfold', options);
+  const ids = new Map(source.map((item, i) => [item.id, built.tree[i]!.id]));
   const remap = (id: string): string => ids.get(id) ?? id;
-  built.items = built.items.map((item, i) => {
+  const tree = built.tree.map((item, i) => {
     const out = { ...item, turn: source[i]!.turn } as Item;
     if (out.kind === 'summary' && out.covers)
       out.covers = { from: remap(out.covers.from), to: remap(out.covers.to) };
@@ -57,5 +59,8 @@ export function importGlyphfold(text: string, options: ImportOptions = {}): Impo
     if (out.kind === 'digest' && out.abandonedTip) out.abandonedTip = remap(out.abandonedTip);
     return out;
   });
+  const byId = new Map(tree.map((item) => [item.id, item]));
+  built.items = built.items.map((item) => byId.get(item.id)!);
+  built.tree = tree;
   return built;
 }

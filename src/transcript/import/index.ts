@@ -13,9 +13,20 @@ import { hasOpenAIChatSignal, importOpenAIChat, looksOpenAIChat } from './openai
 import { importSweAgent, looksSweAgent } from './swe-agent.js';
 import { importVercelAI, looksVercelAI } from './vercel-ai.js';
 
-export type { ImportFormat, ImportOptions, ImportResult } from './build.js';
+export type {
+  ImportedAgent,
+  ImportedCheckpoint,
+  ImportFormat,
+  ImportOptions,
+  ImportResult,
+} from './build.js';
 export { pairingWarnings } from './build.js';
-export { classifyClaudeCodeText } from './claude-code.js';
+export {
+  classifyClaudeCodeText,
+  claudeCodeAgentName,
+  importClaudeCodeSession,
+  type ClaudeCodeSession,
+} from './claude-code.js';
 export { MAX_IMPORT_DEPTH } from './depth.js';
 
 export const IMPORT_FORMATS: readonly ImportFormat[] = [

@@ -1,0 +1,333 @@
+/**
+ * Whole-record import: real Claude Code sessions (test/fixtures/transcripts/real/claude-code/, see the
+ * README there) through the real CLI in child processes, and the library on the same files.
+ */
+import { spawnSync } from 'node:child_process';
+import {
+  appendFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { Workspace } from '../../src/store/workspace.js';
+import { importClaudeCodeSession, importTranscript } from '../../src/transcript/import/index.js';
+import type { Item, ToolCallItem } from '../../src/transcript/items.js';
+import { exportJsonl } from '../../src/transcript/jsonl.js';
+import { runCli } from '../helpers/cli.js';
+
+const REAL = 'test/fixtures/transcripts/real/claude-code';
+const tmp = mkdtempSync(join(tmpdir(), 'glyphfold-import-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+function cli(...args: string[]): { code: number | null; out: string; err: string } {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+    encoding: 'utf8',
+  });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+const SESSION = '0ccf1a04-1b4c-43b6-8aa5-79e41db43a68';
+const sessionDir = join(REAL, 'session-share');
+const subagents = (): { file: string; text: string }[] =>
+  readdirSync(join(sessionDir, SESSION, 'subagents'))
+    .sort()
+    .map((f) => ({ file: f, text: readFileSync(join(sessionDir, SESSION, 'subagents', f), 'utf8') }));
+
+describe('a real Claude Code session with a branch and subagent files (library)', () => {
+  const r = importClaudeCodeSession({
+    main: readFileSync(join(sessionDir, `${SESSION}.jsonl`), 'utf8'),
+    agents: subagents(),
+  });
+
+  it('keeps the prompt typed on the other branch as a branch, tip at the newest entry', () => {
+    const leaves = r.tree.filter((i) => !r.tree.some((c) => c.parent === i.id));
+    expect(leaves).toHaveLength(2);
+    expect(r.tip).toBe(r.items.at(-1)!.id);
+    const off = r.tree.filter((i) => !r.items.includes(i));
+    expect(off.some((i) => i.kind === 'message' && i.text === 'are they still being written?')).toBe(true);
+    // Parallel Task calls and their results stay on one line: results never open a branch.
+    const fork = r.tree.filter((i) => r.tree.filter((c) => c.parent === i.id).length > 1);
+    expect(fork).toHaveLength(1);
+    expect(fork[0]!.kind).toBe('message');
+  });
+
+  it('imports each subagent file as an agent history linked from the Task call that started it', () => {
+    expect(r.agents.map((a) => a.name)).toEqual([
+      'agent-a5bdbc1',
+      'agent-a9cad17',
+      'agent-aa5ef13',
+      'agent-ac27727',
+      'agent-afbbf75',
+    ]);
+    const tasks = r.tree.filter((i): i is ToolCallItem => i.kind === 'tool_call' && i.name === 'Task');
+    for (const a of r.agents) {
+      expect(a.result.items.length).toBeGreaterThan(2);
+      const call = tasks.find((t) => t.callId === a.calledBy)!;
+      expect(call.agent).toBe(a.name);
+    }
+  });
+
+  it('turns every file-history snapshot into a checkpoint before its prompt', () => {
+    expect(r.checkpoints).toHaveLength(10);
+    expect(r.checkpoints[0]).toMatchObject({ at: null, files: {} });
+    for (const cp of r.checkpoints.slice(1)) expect(r.tree.some((i) => i.id === cp.at)).toBe(true);
+  });
+});
+
+describe('round trip through the glyphfold JSONL export', () => {
+  it('keeps the tree shape: import → exportJsonl(tree) → import', () => {
+    const r = importTranscript(readFileSync('test/fixtures/transcripts/claude-code.jsonl', 'utf8'));
+    const back = importTranscript(exportJsonl(r.tree), { idPrefix: 'gf' });
+    expect(back.format).toBe('glyphfold');
+    expect(back.warnings).toEqual([]);
+    const shape = (items: readonly Item[]): (number | null)[] => {
+      const at = new Map(items.map((i, n) => [i.id, n]));
+      return items.map((i) => (i.parent === null ? null : at.get(i.parent)!));
+    };
+    expect(shape(back.tree)).toEqual(shape(r.tree));
+    const strip = (items: readonly Item[]) => items.map(({ id: _i, parent: _p, ...rest }) => rest);
+    expect(strip(back.tree)).toEqual(strip(r.tree));
+    expect(back.tree.filter((i) => !back.tree.some((c) => c.parent === i.id))).toHaveLength(2);
+  });
+});
+
+describe('logs without parent links and empty imports', () => {
+  it('imports a chainless log (written for this test) in file order, said once', () => {
+    const l = (type: string, content: unknown, n: number): string =>
+      JSON.stringify({
+        type,
+        uuid: `u${n}`,
+        parentUuid: null,
+        timestamp: `2025-06-01T10:00:0${n}.000Z`,
+        message: { role: type, content },
+      });
+    const text = [
+      l('user', 'first', 1),
+      l('assistant', [{ type: 'text', text: 'one' }], 2),
+      l('user', 'second', 3),
+      l('assistant', [{ type: 'text', text: 'two' }], 4),
+    ].join('\n');
+    const r = importTranscript(text);
+    expect(r.items.map((i) => ('text' in i ? i.text : ''))).toEqual(['first', 'one', 'second', 'two']);
+    expect(r.tree).toHaveLength(4);
+    expect(r.warnings.filter((w) => w.includes('file order'))).toHaveLength(1);
+  });
+
+  it('refuses an import that yields nothing, with a non-zero exit', () => {
+    const file = join(tmp, 'empty.json');
+    writeFileSync(file, '[{"role":"user"}]');
+    const r = cli('import', file, '--workspace', join(tmp, 'ws-empty'));
+    expect(r.code).not.toBe(0);
+    expect(r.err).toMatch(/holds no items to import/);
+  });
+});
+
+describe('glyphfold import FOLDER (child processes, real sessions)', () => {
+  const project = join(tmp, 'projects');
+  const ws = join(tmp, 'ws');
+  cpSync(REAL, project, { recursive: true });
+  const cut = join(project, 'spotter', 'short.jsonl');
+  const full = readFileSync(cut, 'utf8');
+  const lines = full.trimEnd().split('\n');
+  // The last session as it was mid-run: its first 8 lines.
+  writeFileSync(cut, lines.slice(0, 8).join('\n') + '\n');
+
+  it('imports every session with progress and a summary', () => {
+    const r = cli('import', project, '--workspace', ws);
+    expect(r.code).toBe(0);
+    const progress = r.err.split('\n').filter((l) => /^\[\d+\/13\] /.test(l));
+    expect(progress).toHaveLength(13);
+    expect(r.out).toMatch(/^13 sessions in .* 13 imported, 0 extended, 0 unchanged, 0 failed$/m);
+    expect(r.out).toMatch(
+      /written: 13 conversations, 24 subagent histories, \d+ items, \d+ branches, \d+ checkpoints/,
+    );
+  });
+
+  it('draws the branch in glyphfold tree, and the tip can be moved to it and back', () => {
+    const t = cli('tree', '--workspace', ws, SESSION, '--agent', 'main');
+    expect(t.code).toBe(0);
+    expect(t.out).toMatch(/^\|- /m);
+    expect(t.out).toMatch(/^`- .*are they still being written\?/m);
+    expect(t.out).toMatch(/<- tip/);
+    const w = Workspace.open(ws);
+    try {
+      const h = w.history(SESSION);
+      const tip = h.tip!;
+      const other = h
+        .items()
+        .find((i) => i.kind === 'message' && i.text === 'are they still being written?')!;
+      h.branch(other.id);
+      expect(h.path().at(-1)!.id).toBe(other.id);
+      h.branch(tip);
+      expect(h.path().at(-1)!.id).toBe(tip);
+      h.close();
+      expect(w.conversation(SESSION)!.agents).toHaveLength(6);
+    } finally {
+      w.close();
+    }
+  });
+
+  it('re-runs idempotently: unchanged sessions are skipped, a grown one is extended', () => {
+    const again = cli('import', project, '--workspace', ws);
+    expect(again.code).toBe(0);
+    expect(again.out).toMatch(/13 unchanged, 0 failed/);
+    appendFileSync(cut, lines.slice(8).join('\n') + '\n');
+    const grown = cli('import', project, '--workspace', ws);
+    expect(grown.code).toBe(0);
+    expect(grown.out).toMatch(/0 imported, 1 extended, 12 unchanged, 0 failed/);
+    expect(grown.err).toMatch(/short\.jsonl: extended as short/);
+    // The extended history holds what a fresh import of the whole file holds.
+    const fresh = importTranscript(full);
+    const w = Workspace.open(ws, { readOnly: true });
+    try {
+      const h = w.history('short', 'main', { readOnly: true });
+      expect(h.items().map((i) => i.id)).toEqual(fresh.tree.map((i) => i.id));
+      expect(h.tip).toBe(fresh.tip);
+    } finally {
+      w.close();
+    }
+  });
+
+  it('reports a session rewritten since it was imported and leaves its history alone', () => {
+    const file = join(project, 'claude-code-viewer', '1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl');
+    const text = readFileSync(file, 'utf8');
+    writeFileSync(
+      file,
+      text.replace('"content":"<command-message>init is analy', '"content":"<command-message>INIT is analy'),
+    );
+    const r = cli('import', project, '--workspace', ws, '--dry-run');
+    expect(r.out).toMatch(/1 failed/);
+    const real = cli('import', project, '--workspace', ws);
+    expect(real.code).toBe(1);
+    expect(real.out).toMatch(
+      /failed: .*1af7fc5e.*rewritten since it was imported: agent main: item imp-000001 differs/,
+    );
+    writeFileSync(file, text);
+    expect(cli('import', project, '--workspace', ws).out).toMatch(/13 unchanged, 0 failed/);
+    expect(basename(file)).toBe('1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl');
+  });
+});
+
+describe('folder layouts, file backups and dry runs', () => {
+  it('redraws one progress line on a terminal', async () => {
+    const r = await runCli(['import', sessionDir, '--workspace', join(tmp, 'ws-tty')], { isTTY: true });
+    expect(r.code).toBe(0);
+    const redraw = '\r\u001b[K';
+    expect(r.err.startsWith(`${redraw}[1/2] `)).toBe(true);
+    expect(r.err).toContain(`${redraw}[2/2] `);
+    expect(r.err.endsWith('\n')).toBe(true);
+    expect(r.err.split('\n')).toHaveLength(2);
+  });
+
+  it('imports a Codex sessions tree (YYYY/MM/DD) and an older Claude Code layout (agent files beside the session)', () => {
+    const root = join(tmp, 'layouts');
+    const day = join(root, 'codex', '2026', '11', '21');
+    mkdirSync(day, { recursive: true });
+    const rollout = 'rollout-2026-11-21T16-02-11-019a8c41-7d2e-7b30-9f51-3c0e2d4b8a17';
+    cpSync('test/fixtures/transcripts/codex.jsonl', join(day, `${rollout}.jsonl`)); // written fixture
+    // A real session, its subagent log moved beside it as Claude Code 2.0 wrote them.
+    const cc = join(root, 'claude');
+    mkdirSync(cc, { recursive: true });
+    const s = '4b2030ed-5563-49ea-b703-6a002f2d3cc8';
+    cpSync(join(sessionDir, `${s}.jsonl`), join(cc, `${s}.jsonl`));
+    cpSync(join(sessionDir, s, 'subagents', 'agent-a2018e5.jsonl'), join(cc, 'agent-a2018e5.jsonl'));
+    const ws = join(tmp, 'ws-layouts');
+    const dry = cli('import', root, '--workspace', ws, '--dry-run');
+    expect(dry.code).toBe(0);
+    expect(dry.out).toMatch(/^dry run: 2 sessions .* 2 imported/m);
+    expect(existsSync(ws)).toBe(false); // a dry run writes nothing
+    const r = cli('import', root, '--workspace', ws);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/2 sessions .* 2 imported, 0 extended, 0 unchanged, 0 failed/);
+    const w = Workspace.open(ws, { readOnly: true });
+    try {
+      expect(w.conversations()).toEqual([s, rollout]);
+      expect(w.conversation(s)!.agents).toEqual(['agent-a2018e5', 'main']);
+      const main = w.history(s, 'main', { readOnly: true });
+      const task = main
+        .items()
+        .find((i): i is ToolCallItem => i.kind === 'tool_call' && i.agent !== undefined);
+      expect(task?.agent).toBe('agent-a2018e5');
+    } finally {
+      w.close();
+    }
+  });
+
+  it('stores the files of a file-history snapshot (backups found beside projects/, the --file-history default), so restore puts them back', () => {
+    // Written for this test: a two-prompt session whose second prompt's snapshot names one backup.
+    const root = join(tmp, 'fh');
+    const project = join(root, 'projects', '-work-app');
+    const backups = join(root, 'file-history', 'sess-1');
+    mkdirSync(project, { recursive: true });
+    mkdirSync(backups, { recursive: true });
+    writeFileSync(join(backups, 'abc123@v1'), 'export const x = 1;\n');
+    const e = (o: object): string => JSON.stringify({ sessionId: 'sess-1', cwd: join(root, 'app'), ...o });
+    const text = [
+      e({
+        type: 'user',
+        uuid: 'u1',
+        parentUuid: null,
+        timestamp: '2026-01-01T00:00:00.000Z',
+        message: { role: 'user', content: 'make x' },
+      }),
+      e({
+        type: 'assistant',
+        uuid: 'a1',
+        parentUuid: 'u1',
+        timestamp: '2026-01-01T00:00:01.000Z',
+        message: { id: 'm1', role: 'assistant', content: [{ type: 'text', text: 'done' }] },
+      }),
+      JSON.stringify({
+        type: 'file-history-snapshot',
+        messageId: 'u2',
+        isSnapshotUpdate: false,
+        snapshot: {
+          messageId: 'u2',
+          timestamp: '2026-01-01T00:00:02.000Z',
+          trackedFileBackups: {
+            'src/x.ts': { backupFileName: 'abc123@v1', version: 1 },
+            'src/new.ts': { backupFileName: null, version: 1 },
+          },
+        },
+      }),
+      e({
+        type: 'user',
+        uuid: 'u2',
+        parentUuid: 'a1',
+        timestamp: '2026-01-01T00:00:02.000Z',
+        message: { role: 'user', content: 'now change it' },
+      }),
+    ].join('\n');
+    writeFileSync(join(project, 'sess-1.jsonl'), text + '\n');
+    const ws = join(tmp, 'ws-fh');
+    const r = cli('import', project, '--workspace', ws);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/1 checkpoints/);
+    const app = join(root, 'app', 'src');
+    mkdirSync(app, { recursive: true });
+    writeFileSync(join(app, 'x.ts'), 'export const x = 2;\n');
+    writeFileSync(join(app, 'new.ts'), 'created later\n');
+    const w = Workspace.open(ws);
+    try {
+      const h = w.history('sess-1');
+      const [cp] = h.checkpoints();
+      expect(cp!.label).toBe('cc-u2');
+      expect(cp!.at).toBe(h.items()[1]!.id); // before the second prompt
+      const restored = h.restore('cc-u2', { code: true });
+      expect(readFileSync(join(app, 'x.ts'), 'utf8')).toBe('export const x = 1;\n');
+      expect(existsSync(join(app, 'new.ts'))).toBe(false);
+      expect(restored.files!.deleted).toEqual([join(app, 'new.ts')]);
+      h.close();
+    } finally {
+      w.close();
+    }
+  });
+});
