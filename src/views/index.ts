@@ -18,3 +18,4 @@ export * from './pairing.js';
 export { wireView, prepareTurns, VIEWS, LEADING_USER_TEXT } from './wire.js';
 export { ANTHROPIC_DEFAULT_MAX_TOKENS } from './anthropic.js';
 export * from './screen.js';
+export * from './bodies.js';
