@@ -6,6 +6,7 @@ import { storeSuite } from './store.js';
 import type { BenchSuite } from './suite.js';
 import { viewsSuite } from './views.js';
 import { serverlessSuite } from './serverless.js';
+import { rootImportSuite } from './root-import.js';
 
 /** Every suite `npm run bench` knows, in the order they run. */
 export const SUITES: readonly BenchSuite[] = [
@@ -16,4 +17,5 @@ export const SUITES: readonly BenchSuite[] = [
   viewsSuite,
   compactionSuite,
   serverlessSuite,
+  rootImportSuite,
 ];
