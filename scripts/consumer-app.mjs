@@ -33,9 +33,11 @@ declare const text: string;
 
 const repo = join(import.meta.dirname, '..');
 const pkg = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8'));
-const work = mkdtempSync(join(tmpdir(), 'glyphfold-consumer-'));
+// `--app DIR` reuses an app a `--keep` run installed (skips packing and installing, for iterating).
+const reuse = process.argv.includes('--app') ? process.argv[process.argv.indexOf('--app') + 1] : undefined;
+const work = reuse ? join(reuse, '..') : mkdtempSync(join(tmpdir(), 'glyphfold-consumer-'));
 const app = join(work, 'app');
-const keep = process.argv.includes('--keep');
+const keep = process.argv.includes('--keep') || reuse !== undefined;
 const tsc = join(repo, 'node_modules', 'typescript', 'bin', 'tsc');
 
 function run(cmd, args, cwd, options = {}) {
@@ -44,6 +46,15 @@ function run(cmd, args, cwd, options = {}) {
 }
 
 try {
+  if (!reuse) install();
+  check();
+  console.log('consumer app: ok');
+} finally {
+  if (keep) console.log(`kept ${work}`);
+  else rmSync(work, { recursive: true, force: true });
+}
+
+function install() {
   // 1. The tarball, as `npm publish` would make it (dist/ is already built).
   const packed = JSON.parse(
     run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], repo),
@@ -76,6 +87,11 @@ try {
     ),
   );
   run('npm', ['install', '--omit=dev', '--no-audit', '--no-fund', '--loglevel=error'], app);
+}
+
+function check() {
+  for (const d of ['snippets', 'node10', 'src', 'out'])
+    rmSync(join(app, d), { recursive: true, force: true });
 
   // 3. Every README snippet as its own module.
   const readme = readFileSync(join(repo, 'README.md'), 'utf8');
@@ -95,6 +111,7 @@ try {
     skipLibCheck: false,
     noEmit: false,
     outDir: 'out',
+    rootDir: 'snippets',
     target: 'ES2023',
     lib: ['ES2023', 'DOM'],
     module: 'NodeNext',
@@ -125,6 +142,7 @@ try {
         compilerOptions: {
           ...strict,
           noEmit: true,
+          rootDir: 'node10',
           module: 'ESNext',
           moduleResolution: 'node',
           ignoreDeprecations: '6.0',
@@ -167,8 +185,4 @@ try {
     ['compact', 'session.jsonl', '--model', 'claude-sonnet-4-5', '--budget', '100000', '--out', 'out-cli'],
     app,
   );
-  console.log('consumer app: ok');
-} finally {
-  if (keep) console.log(`kept ${work}`);
-  else rmSync(work, { recursive: true, force: true });
 }
