@@ -98,6 +98,8 @@ function check() {
   const snippets = [...readme.matchAll(/^```ts\n([\s\S]*?)^```/gm)].map((m) => m[1]);
   if (snippets.length < 5)
     throw new Error(`expected the README's TypeScript snippets, found ${snippets.length}`);
+  const casts = snippets.filter((code) => /\bas\s+(unknown|any|[A-Z][\w.]*)\b/.test(code));
+  if (casts.length) throw new Error(`README snippets cast: ${casts.map((c) => c.split('\n')[0]).join('; ')}`);
   mkdirSync(join(app, 'snippets'));
   const names = snippets.map((code, i) => {
     const name = `snippet-${String(i + 1).padStart(2, '0')}.ts`;
