@@ -60,6 +60,26 @@ console.log(JSON.stringify(out));
   }
 }
 
+const registerHooks = join(dir, 'register.mjs');
+writeFileSync(
+  registerHooks,
+  `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`,
+);
+
+describe('the CLI without the optional SDKs or the store', () => {
+  it('starts, prints its version and renders', () => {
+    const cli = join(root, 'dist', 'cli', 'main.js');
+    const node = (args: string[], input?: string) =>
+      execFileSync(process.execPath, ['--import', registerHooks, cli, ...args], {
+        cwd: dir,
+        encoding: 'utf8',
+        ...(input !== undefined ? { input } : {}),
+      });
+    expect(node(['--version']).trim()).toMatch(/^\d+\.\d+\.\d+/);
+    expect(node(['render', '-', '--shape', '400x120', '--out', join(dir, 'pages')], 'hello')).toMatch(/page/);
+  });
+});
+
 describe("import 'glyphfold'", () => {
   it('loads no native module and neither SDK', () => {
     const r = child(`const m = await import('glyphfold'); out.exports = Object.keys(m).length;`);
