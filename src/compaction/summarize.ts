@@ -62,9 +62,13 @@ function env(name: string): string | undefined {
   return p?.env?.[name];
 }
 
-/** The key a summarizer will use, or our own error naming where to put one (not the SDK's 401). */
-function requireKey(what: string, given: string | undefined, variable: string): string {
+/**
+ * The key a summarizer will use, or our own error naming where to put one (not the SDK's 401). With a
+ * `baseURL` (a local server or a proxy that holds the key) no key is required: a placeholder is sent.
+ */
+function requireKey(what: string, given: string | undefined, variable: string, baseURL?: string): string {
   const key = given ?? env(variable);
+  if ((key === undefined || key === '') && baseURL !== undefined) return 'none';
   if (key === undefined || key === '')
     throw new Error(
       `${what}: no API key: set ${variable} in the environment or pass apiKey (the summary rung calls the provider)`,
@@ -96,7 +100,7 @@ export function anthropicSummarizer(
   const what = `anthropicSummarizer(${options.model})`;
   let client: AnthropicMessagesClient | undefined = options.client;
   const connect = async (): Promise<AnthropicMessagesClient> => {
-    const apiKey = requireKey(what, options.apiKey, 'ANTHROPIC_API_KEY');
+    const apiKey = requireKey(what, options.apiKey, 'ANTHROPIC_API_KEY', options.baseURL);
     const Anthropic = await loadSdk('@anthropic-ai/sdk', () => import('@anthropic-ai/sdk'), what);
     return new Anthropic({
       apiKey,
@@ -134,7 +138,7 @@ export function openaiSummarizer(options: ClientOptions & { client?: OpenAIChatC
   const what = `openaiSummarizer(${options.model})`;
   let client: OpenAIChatClient | undefined = options.client;
   const connect = async (): Promise<OpenAIChatClient> => {
-    const apiKey = requireKey(what, options.apiKey, 'OPENAI_API_KEY');
+    const apiKey = requireKey(what, options.apiKey, 'OPENAI_API_KEY', options.baseURL);
     const OpenAI = await loadSdk('openai', () => import('openai'), what);
     return new OpenAI({
       apiKey,
@@ -193,6 +197,7 @@ export function geminiSummarizer(options: ClientOptions & { fetch?: typeof fetch
             `geminiSummarizer(${options.model})`,
             options.apiKey,
             'GEMINI_API_KEY',
+            options.baseURL,
           ),
         },
         body: JSON.stringify({
