@@ -8,6 +8,7 @@ import { storePgSuite } from './store-pg.js';
 import type { BenchSuite } from './suite.js';
 import { viewsSuite } from './views.js';
 import { serverlessSuite } from './serverless.js';
+import { rootImportSuite } from './root-import.js';
 
 /** Every suite `npm run bench` knows, in the order they run. */
 export const SUITES: readonly BenchSuite[] = [
@@ -20,4 +21,5 @@ export const SUITES: readonly BenchSuite[] = [
   viewsSuite,
   compactionSuite,
   serverlessSuite,
+  rootImportSuite,
 ];

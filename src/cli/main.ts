@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { realpathSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { UsageError, type CliIO } from './command.js';
 import { COMMANDS } from './commands.js';
@@ -8,17 +8,50 @@ function help(io: CliIO): void {
   const width = Math.max(...COMMANDS.map((c) => c.name.length), 4);
   io.stdout.write('usage: glyphfold <command> [options]\n\ncommands:\n');
   for (const c of COMMANDS) io.stdout.write(`  ${c.name.padEnd(width)}  ${c.summary}\n`);
-  io.stdout.write(`\n'glyphfold help <command>' shows a command's options.\n`);
+  io.stdout.write(
+    `\n'glyphfold help <command>' or 'glyphfold <command> --help' shows a command's options; --version prints the version.\n`,
+  );
+}
+
+/** The package's version, read from its package.json (dist/cli/ → ../../package.json). */
+export function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  };
+  return pkg.version;
+}
+
+/** `--help` / `-h` among a command's arguments (before a `--` that ends the options). */
+function asksHelp(args: readonly string[]): boolean {
+  for (const a of args) {
+    if (a === '--') return false;
+    if (a === '--help' || a === '-h') return true;
+  }
+  return false;
 }
 
 /** Runs the CLI with `argv` (without `node` and the script) and returns the exit code. */
 export async function main(argv: string[], io: CliIO): Promise<number> {
   const [name, ...rest] = argv;
+  if (name === '--version' || name === '-V' || name === 'version') {
+    io.stdout.write(version() + '\n');
+    return 0;
+  }
   if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
-    const target = name === 'help' ? COMMANDS.find((c) => c.name === rest[0]) : undefined;
-    if (target) io.stdout.write(target.usage.trimEnd() + '\n');
-    else help(io);
-    return name === undefined ? 2 : 0;
+    const wanted = name === 'help' ? rest[0] : undefined;
+    if (wanted === undefined) {
+      help(io);
+      return name === undefined ? 2 : 0;
+    }
+    const target = COMMANDS.find((c) => c.name === wanted);
+    if (!target) {
+      io.stderr.write(
+        `glyphfold help: unknown command '${wanted}'. Commands: ${COMMANDS.map((c) => c.name).join(', ')}\n`,
+      );
+      return 2;
+    }
+    io.stdout.write(target.usage.trimEnd() + '\n');
+    return 0;
   }
   const command = COMMANDS.find((c) => c.name === name);
   if (!command) {
@@ -26,6 +59,10 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
       `glyphfold: unknown command '${name}'. Commands: ${COMMANDS.map((c) => c.name).join(', ')}\n`,
     );
     return 2;
+  }
+  if (asksHelp(rest)) {
+    io.stdout.write(command.usage.trimEnd() + '\n');
+    return 0;
   }
   try {
     return await command.run(rest, io);

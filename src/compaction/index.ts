@@ -113,6 +113,8 @@ export {
   setupCompaction,
   prepareRequest,
   sendWithCompaction,
+  isPreparedFor,
+  type NamedWire,
   pageCandidates,
   pageLegibility,
   legibilityTable,

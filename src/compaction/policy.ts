@@ -39,7 +39,13 @@ import {
 } from '../render/index.js';
 import { Calibrator, estimateTokens } from '../tokens/index.js';
 import type { Item } from '../transcript/items.js';
-import { wireView, type Repair, type WireProvider, type WireRequest } from '../views/index.js';
+import {
+  wireView,
+  type Repair,
+  type WireBodies,
+  type WireProvider,
+  type WireRequest,
+} from '../views/index.js';
 import { computeBudget, type Budget, type BudgetOptions } from './budget.js';
 import { shouldCompact, cacheStatus, type CacheState, type Decision } from './economics.js';
 import { itemEstimator, textEstimator } from './estimate.js';
@@ -66,11 +72,14 @@ export const DEFAULT_WIRE: Readonly<Record<Profile['provider'], WireProvider>> =
   gemini: 'gemini',
 };
 
-export interface CompactionOptions {
+export interface CompactionOptions<P extends WireProvider = WireProvider> {
   /** Model id as the route names it (`claude-sonnet-4-5`, `us.anthropic.…`, `openai/gpt-5.5`). */
   model: string;
-  /** Wire format; default from the profile's provider. */
-  wire?: WireProvider;
+  /**
+   * Wire format; default from the profile's provider. Naming it types the prepared body for that
+   * provider (`wire: 'anthropic'` → a body `messages.create` takes).
+   */
+  wire?: P;
   /** Everything else the request carries (system, memory, tools, maxTokens, imageDetail). */
   request?: Omit<WireRequest, 'model' | 'profile'>;
   budget?: BudgetOptions;
@@ -353,15 +362,32 @@ export function pageCandidates(
   return out;
 }
 
+/**
+ * A body typed for one provider needs that provider named: without `wire` the format follows the
+ * model's profile, so the body is any provider's.
+ */
+export type NamedWire<P extends WireProvider> = WireProvider extends P ? unknown : { wire: P };
+
 /** What `prepareRequest` hands back: the body to send and what compaction did. */
-export interface PreparedRequest extends LadderResult {
-  /** The exact request body (views' `wireView`). */
-  body: Record<string, unknown>;
+export interface PreparedRequest<P extends WireProvider = WireProvider> extends LadderResult {
+  /** The exact request body (views' `wireView`), typed for the `wire` option when one is named. */
+  body: WireBodies[P];
   repairs: Repair[];
   /** Estimate of the body as sent (calibrated). */
   estimate: number;
   decision: Decision;
   setup: CompactionSetup;
+}
+
+/**
+ * Whether `prepared` was built for `wire`; narrows its body to that provider's type. For harnesses
+ * that pick the wire at run time (`sendWithCompaction` without a literal `wire`).
+ */
+export function isPreparedFor<P extends WireProvider>(
+  prepared: PreparedRequest,
+  wire: P,
+): prepared is PreparedRequest<P> {
+  return prepared.setup.wire === wire;
 }
 
 function ladderOptions(setup: CompactionSetup, options: CompactionOptions, force: boolean): LadderOptions {
@@ -415,12 +441,12 @@ function imageTokensFor(profile: Profile, w: number, h: number, o?: { detail?: s
  * the policy says so. `force` compacts whatever the estimate (`/compact`). Never touches `path`; the
  * caller appends `records` to the history (in one commit) if it sends the request.
  */
-export async function prepareRequest(
+export async function prepareRequest<P extends WireProvider = WireProvider>(
   path: readonly Item[],
-  options: CompactionOptions,
+  options: CompactionOptions<P> & NamedWire<P>,
   force = false,
   setup = setupCompaction(options),
-): Promise<PreparedRequest> {
+): Promise<PreparedRequest<P>> {
   const first = await climb(path, { ...ladderOptions(setup, options, false), rungs: [] });
   const estimate = first.report.tokensAfter;
   const decision: Decision = force
@@ -442,14 +468,16 @@ export async function prepareRequest(
   }
   if (decision.compact) result.report.reasons.unshift(decision.reason);
   const { body, repairs } = wireView(setup.wire, result.items, setup.request);
-  return { ...result, body, repairs, estimate: result.report.tokensAfter, decision, setup };
+  // setup.wire is options.wire when one was named (P), else P is the whole union: the body fits P.
+  const typed = body as WireBodies[P];
+  return { ...result, body: typed, repairs, estimate: result.report.tokensAfter, decision, setup };
 }
 
 /** The outcome of a call made through `sendWithCompaction`. */
-export interface SendResult<T> {
+export interface SendResult<T, P extends WireProvider = WireProvider> {
   response: T;
   /** The request that succeeded. */
-  prepared: PreparedRequest;
+  prepared: PreparedRequest<P>;
   /** The overflow that forced a retry, if one did. */
   overflow?: OverflowInfo;
   /** Compaction records to append: those of the request that succeeded. */
@@ -516,13 +544,13 @@ function retrySetup(
  * estimate, the ladder reruns forced, and the call is retried once. A second overflow is thrown as a
  * `CompactionOverflowError` (the provider's error as its `cause`); any other error as it came.
  */
-export async function sendWithCompaction<T>(
+export async function sendWithCompaction<T, P extends WireProvider = WireProvider>(
   path: readonly Item[],
-  send: (prepared: PreparedRequest) => Promise<T>,
-  options: CompactionOptions,
-): Promise<SendResult<T>> {
+  send: (prepared: PreparedRequest<NoInfer<P>>) => Promise<T>,
+  options: CompactionOptions<P> & NamedWire<P>,
+): Promise<SendResult<T, P>> {
   const setup = setupCompaction(options);
-  const prepared = await prepareRequest(path, options, false, setup);
+  const prepared = await prepareRequest<P>(path, options, false, setup);
   let overflow: OverflowInfo | undefined;
   try {
     return { response: await send(prepared), prepared, records: prepared.records };
@@ -534,7 +562,7 @@ export async function sendWithCompaction<T>(
   const raw = prepared.estimate / setup.calibrator.ratio(options.model);
   const counted = overflowCount(overflow, prepared.estimate, setup.budget);
   const again = retrySetup(setup, options.model, raw, counted, overflow);
-  const retry = await prepareRequest(path, options, true, again);
+  const retry = await prepareRequest<P>(path, options, true, again);
   const ratio = again.calibrator.ratio(options.model).toFixed(3);
   retry.report.reasons.unshift(
     overflow.measuredTokens !== undefined

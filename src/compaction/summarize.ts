@@ -7,8 +7,6 @@
  * summarizer's own window; when the summarizer itself answers "prompt is too long" (Anthropic, OpenAI,
  * Gemini shapes, `parseOverflowError`), the rest is re-chunked with the provider's count and retried.
  */
-import Anthropic from '@anthropic-ai/sdk';
-import OpenAI from 'openai';
 import { parseOverflowError, resolveProfile, type OverflowInfo } from '../providers/index.js';
 import type { Item } from '../transcript/items.js';
 import { formatItem } from './text.js';
@@ -29,19 +27,92 @@ export interface ClientOptions {
   timeoutMs?: number;
 }
 
-/** A summarizer that calls the Anthropic Messages API through `@anthropic-ai/sdk`. */
-export function anthropicSummarizer(options: ClientOptions & { client?: Anthropic }): SummarizerClient {
-  const client =
-    options.client ??
-    new Anthropic({
-      apiKey: options.apiKey ?? process.env['ANTHROPIC_API_KEY'] ?? null,
+/**
+ * What the Anthropic summarizer calls: the shape of `@anthropic-ai/sdk`'s `client.messages.create`,
+ * written here so any copy and major of the SDK (or a wrapper of your own) fits, and glyphfold needs
+ * no SDK until a summarizer runs.
+ */
+export interface AnthropicMessagesClient {
+  messages: {
+    create(params: {
+      model: string;
+      max_tokens: number;
+      system: string;
+      messages: Array<{ role: 'user'; content: string }>;
+    }): PromiseLike<{ content: ReadonlyArray<{ type: string; text?: string }>; stop_reason: string | null }>;
+  };
+}
+
+/** What the OpenAI summarizer calls: the shape of `openai`'s `client.chat.completions.create`. */
+export interface OpenAIChatClient {
+  chat: {
+    completions: {
+      create(params: {
+        model: string;
+        max_completion_tokens: number;
+        messages: Array<{ role: 'system' | 'user'; content: string }>;
+      }): PromiseLike<{ choices: ReadonlyArray<{ message: { content: string | null } }> }>;
+    };
+  };
+}
+
+/** An environment variable where there is one (Node, Bun, Deno's `process`); edge runtimes have none. */
+function env(name: string): string | undefined {
+  const p = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process;
+  return p?.env?.[name];
+}
+
+/**
+ * The key a summarizer will use, or our own error naming where to put one (not the SDK's 401). With a
+ * `baseURL` (a local server or a proxy that holds the key) no key is required: a placeholder is sent.
+ */
+function requireKey(what: string, given: string | undefined, variable: string, baseURL?: string): string {
+  const key = given ?? env(variable);
+  if ((key === undefined || key === '') && baseURL !== undefined) return 'none';
+  if (key === undefined || key === '')
+    throw new Error(
+      `${what}: no API key: set ${variable} in the environment or pass apiKey (the summary rung calls the provider)`,
+    );
+  return key;
+}
+
+/** Loads an optional peer SDK on first use, with an error that says how to install it. */
+async function loadSdk<T>(name: string, load: () => Promise<{ default: T }>, what: string): Promise<T> {
+  try {
+    return (await load()).default;
+  } catch (err) {
+    throw new Error(
+      `${what} needs the '${name}' package (an optional peer dependency): npm install ${name}`,
+      {
+        cause: err,
+      },
+    );
+  }
+}
+
+/**
+ * A summarizer that calls the Anthropic Messages API, through `client` when given, else through a
+ * client of `@anthropic-ai/sdk` created on the first call (the SDK is an optional peer).
+ */
+export function anthropicSummarizer(
+  options: ClientOptions & { client?: AnthropicMessagesClient },
+): SummarizerClient {
+  const what = `anthropicSummarizer(${options.model})`;
+  let client: AnthropicMessagesClient | undefined = options.client;
+  const connect = async (): Promise<AnthropicMessagesClient> => {
+    const apiKey = requireKey(what, options.apiKey, 'ANTHROPIC_API_KEY', options.baseURL);
+    const Anthropic = await loadSdk('@anthropic-ai/sdk', () => import('@anthropic-ai/sdk'), what);
+    return new Anthropic({
+      apiKey,
       baseURL: options.baseURL ?? null,
       maxRetries: options.maxRetries ?? 2,
       ...(options.timeoutMs ? { timeout: options.timeoutMs } : {}),
     });
+  };
   return {
     model: options.model,
     async complete({ system, user, maxTokens }) {
+      client ??= await connect();
       const res = await client.messages.create({
         model: options.model,
         max_tokens: maxTokens,
@@ -59,19 +130,27 @@ export function anthropicSummarizer(options: ClientOptions & { client?: Anthropi
   };
 }
 
-/** A summarizer that calls OpenAI Chat Completions through the `openai` client. */
-export function openaiSummarizer(options: ClientOptions & { client?: OpenAI }): SummarizerClient {
-  const client =
-    options.client ??
-    new OpenAI({
-      apiKey: options.apiKey ?? process.env['OPENAI_API_KEY'] ?? 'missing-key',
+/**
+ * A summarizer that calls OpenAI Chat Completions, through `client` when given, else through a client
+ * of `openai` created on the first call (the SDK is an optional peer).
+ */
+export function openaiSummarizer(options: ClientOptions & { client?: OpenAIChatClient }): SummarizerClient {
+  const what = `openaiSummarizer(${options.model})`;
+  let client: OpenAIChatClient | undefined = options.client;
+  const connect = async (): Promise<OpenAIChatClient> => {
+    const apiKey = requireKey(what, options.apiKey, 'OPENAI_API_KEY', options.baseURL);
+    const OpenAI = await loadSdk('openai', () => import('openai'), what);
+    return new OpenAI({
+      apiKey,
       ...(options.baseURL ? { baseURL: options.baseURL } : {}),
       maxRetries: options.maxRetries ?? 2,
       ...(options.timeoutMs ? { timeout: options.timeoutMs } : {}),
     });
+  };
   return {
     model: options.model,
     async complete({ system, user, maxTokens }) {
+      client ??= await connect();
       const res = await client.chat.completions.create({
         model: options.model,
         max_completion_tokens: maxTokens,
@@ -114,7 +193,12 @@ export function geminiSummarizer(options: ClientOptions & { fetch?: typeof fetch
         method: 'POST',
         headers: {
           'content-type': 'application/json',
-          'x-goog-api-key': options.apiKey ?? process.env['GEMINI_API_KEY'] ?? '',
+          'x-goog-api-key': requireKey(
+            `geminiSummarizer(${options.model})`,
+            options.apiKey,
+            'GEMINI_API_KEY',
+            options.baseURL,
+          ),
         },
         body: JSON.stringify({
           systemInstruction: { parts: [{ text: system }] },

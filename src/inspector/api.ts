@@ -410,14 +410,18 @@ export function createInspector(options: InspectorOptions): {
         // Figures cover the whole path; the page gets the newest `last` bubbles and wire entries, so a
         // long history stays light (the whole body is one export away).
         const last = intParam(url, 'last', 300, 100_000);
-        const key = ['messages', 'input', 'contents'].find((k) => Array.isArray(wire[k]));
-        const entries = key ? (wire[key] as unknown[]) : [];
+        const [key, entries]: [string, readonly unknown[]] =
+          'messages' in wire
+            ? ['messages', wire.messages]
+            : 'input' in wire
+              ? ['input', wire.input]
+              : ['contents', wire.contents];
         return json({
           provider,
           model,
           screen: { ...screen, bubbles: screen.bubbles.slice(-last) },
           bubbles: screen.bubbles.length,
-          wire: key ? { ...wire, [key]: entries.slice(-last) } : wire,
+          wire: { ...wire, [key]: entries.slice(-last) },
           wireEntries: entries.length,
           repairs,
           tokens: { total: est.total, window: profile.contextWindow, rows: est.rows },

@@ -3,8 +3,8 @@
  * run carries every page plus the question; token counting endpoints (free) measure the question
  * alone and the same content sent as text, so billed image tokens = input tokens − question tokens.
  */
-import Anthropic from '@anthropic-ai/sdk';
-import OpenAI from 'openai';
+import type Anthropic from '@anthropic-ai/sdk';
+import type OpenAI from 'openai';
 
 export interface ProbeCall {
   model: string;
@@ -75,15 +75,37 @@ async function counted(
   }
 }
 
+/**
+ * The SDKs are optional peers: loaded on a probe's first call, with an error that says how to install
+ * them (so the CLI, which imports this module, starts without them).
+ */
+async function sdk<T>(name: string, load: () => Promise<{ default: T }>): Promise<T> {
+  try {
+    return (await load()).default;
+  } catch (err) {
+    throw new Error(
+      `the probe needs the '${name}' package (an optional peer dependency): npm install ${name}`,
+      {
+        cause: err,
+      },
+    );
+  }
+}
+
 export function anthropicClient(options: ClientOptions): ProviderClient {
-  const client = new Anthropic({
-    apiKey: options.apiKey,
-    ...(options.baseURL !== undefined ? { baseURL: options.baseURL } : {}),
-    maxRetries: 1,
-  });
+  let sdkClient: Anthropic | undefined;
+  const connect = async (): Promise<Anthropic> => {
+    const Sdk = await sdk('@anthropic-ai/sdk', () => import('@anthropic-ai/sdk'));
+    return new Sdk({
+      apiKey: options.apiKey,
+      ...(options.baseURL !== undefined ? { baseURL: options.baseURL } : {}),
+      maxRetries: 1,
+    });
+  };
   return {
     provider: 'anthropic',
     async ask(call) {
+      const client = (sdkClient ??= await connect());
       const message = await client.messages.create({
         model: call.model,
         max_tokens: call.maxOutputTokens,
@@ -124,14 +146,19 @@ export function anthropicClient(options: ClientOptions): ProviderClient {
 }
 
 export function openaiClient(options: ClientOptions): ProviderClient {
-  const client = new OpenAI({
-    apiKey: options.apiKey,
-    ...(options.baseURL !== undefined ? { baseURL: options.baseURL } : {}),
-    maxRetries: 1,
-  });
+  let sdkClient: OpenAI | undefined;
+  const connect = async (): Promise<OpenAI> => {
+    const Sdk = await sdk('openai', () => import('openai'));
+    return new Sdk({
+      apiKey: options.apiKey,
+      ...(options.baseURL !== undefined ? { baseURL: options.baseURL } : {}),
+      maxRetries: 1,
+    });
+  };
   return {
     provider: 'openai',
     async ask(call) {
+      const client = (sdkClient ??= await connect());
       const detail = (call.detail ?? 'auto') as 'low' | 'high' | 'auto' | 'original';
       const response = await client.responses.create({
         model: call.model,

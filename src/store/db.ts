@@ -5,7 +5,19 @@
  * Migrations are an ordered array whose index + 1 is the schema version (`PRAGMA user_version`);
  * `openDatabase` applies the missing ones in one transaction, so setup is lazy and idempotent.
  */
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { createRequire } from 'node:module';
+
+/**
+ * better-sqlite3 is a native module: loading it costs a shared library and tens of milliseconds, so it
+ * is loaded when the first workspace opens, not when glyphfold is imported (the root re-exports the
+ * store). `require` keeps opening synchronous.
+ */
+let sqlite: typeof Database | undefined;
+function loadSqlite(): typeof Database {
+  sqlite ??= createRequire(import.meta.url)('better-sqlite3') as typeof Database;
+  return sqlite;
+}
 
 export const DB_MIGRATIONS: readonly string[] = [
   `CREATE TABLE conversations (
@@ -89,7 +101,7 @@ function retryBusy<T>(step: () => T): T {
 
 export function openDatabase(file: string): Db {
   // `timeout` is the busy handler from the first statement on (the pragma below included).
-  const db = new Database(file, { timeout: BUSY_TIMEOUT_MS });
+  const db = new (loadSqlite())(file, { timeout: BUSY_TIMEOUT_MS });
   try {
     if (db.pragma('journal_mode', { simple: true }) !== 'wal' && file !== ':memory:')
       retryBusy(() => db.pragma('journal_mode = WAL'));

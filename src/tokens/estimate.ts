@@ -107,7 +107,7 @@ export function estimateTokens(
   }
   // Only the OpenAI views send a `detail` (always explicit, default high); others have no such knob.
   const detail = provider.startsWith('openai') ? (request.imageDetail ?? 'high') : undefined;
-  const { turns } = prepareTurns(provider, path, request);
+  const { turns, vision } = prepareTurns(provider, path, request);
 
   let chars = 0;
   let images = 0;
@@ -163,7 +163,8 @@ export function estimateTokens(
       case 'tool_call':
         return add(author, kind, itemId, b.item.name.length + inputChars(b.item), 0);
       case 'tool_result': {
-        const [c, t] = parts(resultParts(b.item.content, true));
+        // Without vision the view sends a tool result's images as text placeholders: count those.
+        const [c, t] = parts(resultParts(b.item.content, vision));
         return add(author, kind, itemId, c + b.item.callId.length, t);
       }
     }

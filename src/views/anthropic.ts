@@ -13,17 +13,24 @@ import type { Block, Turn } from './normalize.js';
 import { dropReasoningOnlyTurns, resultParts, safeCallId } from './normalize.js';
 import type { ViewContext, WireView } from './view.js';
 import type { WireRequest } from './types.js';
-
-type AnthropicBlock = Record<string, unknown> & { type: string };
-interface AnthropicMessage {
-  role: 'user' | 'assistant';
-  content: AnthropicBlock[];
-}
+import type {
+  AnthropicCacheControl,
+  AnthropicContentBlock as AnthropicBlock,
+  AnthropicImageBlock,
+  AnthropicInputSchema,
+  AnthropicMessageParam as AnthropicMessage,
+  AnthropicMessagesBody,
+  AnthropicRedactedThinkingBlock,
+  AnthropicThinkingBlock,
+  AnthropicTextBlock,
+  AnthropicTool,
+} from './bodies.js';
+import type { WireMediaType } from './bodies.js';
 
 /** Default `max_tokens` when the request names none (the API requires the field). */
 export const ANTHROPIC_DEFAULT_MAX_TOKENS = 4096;
 const MAX_BREAKPOINTS = 4;
-const EPHEMERAL = { type: 'ephemeral' } as const;
+const EPHEMERAL: AnthropicCacheControl = { type: 'ephemeral' };
 /** tool_use ids must match this (the API rejects others, e.g. ids minted by other providers). */
 export const ANTHROPIC_CALL_ID = { pattern: /^[a-zA-Z0-9_-]+$/, maxLength: 64 };
 
@@ -34,7 +41,7 @@ export function asObject(input: unknown): Record<string, unknown> {
     : { value: input };
 }
 
-function image(mediaType: string, data: string): AnthropicBlock {
+function image(mediaType: WireMediaType, data: string): AnthropicImageBlock {
   return { type: 'image', source: { type: 'base64', media_type: mediaType, data } };
 }
 
@@ -57,13 +64,13 @@ function block(b: Block, vision: boolean): AnthropicBlock {
       };
     case 'tool_result': {
       const parts = resultParts(b.item.content, vision);
-      const out: AnthropicBlock = {
+      const out: AnthropicBlock & { type: 'tool_result' } = {
         type: 'tool_result',
         tool_use_id: safeCallId(b.item.callId, ANTHROPIC_CALL_ID),
       };
       if (parts.length > 0)
         out.content = parts.map((p) =>
-          p.type === 'text' ? { type: 'text', text: p.text } : image(p.mediaType, p.data),
+          p.type === 'text' ? ({ type: 'text', text: p.text } as const) : image(p.mediaType, p.data),
         );
       if (b.item.isError) out.is_error = true;
       return out;
@@ -71,7 +78,9 @@ function block(b: Block, vision: boolean): AnthropicBlock {
   }
 }
 
-function cacheable(b: AnthropicBlock): boolean {
+type CacheableBlock = Exclude<AnthropicBlock, AnthropicThinkingBlock | AnthropicRedactedThinkingBlock>;
+
+function cacheable(b: AnthropicBlock): b is CacheableBlock {
   return b.type !== 'thinking' && b.type !== 'redacted_thinking';
 }
 
@@ -81,7 +90,7 @@ function lastCacheable(content: AnthropicBlock[]): number {
   return -1;
 }
 
-function build(turns: Turn[], request: WireRequest, ctx: ViewContext): Record<string, unknown> {
+function build(turns: Turn[], request: WireRequest, ctx: ViewContext): AnthropicMessagesBody {
   const cache = request.cache ?? true;
   const messages: AnthropicMessage[] = [];
   // origins[m][b] = item ids behind block b of message m, to place the stable-prefix breakpoint.
@@ -91,23 +100,20 @@ function build(turns: Turn[], request: WireRequest, ctx: ViewContext): Record<st
     origins.push(turn.blocks.map((b) => b.origin.itemId));
   }
 
-  const body: Record<string, unknown> = {
-    model: request.model,
-    max_tokens: request.maxTokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS,
-  };
-  const system: AnthropicBlock[] = [];
+  const system: AnthropicTextBlock[] = [];
   if (request.system) system.push({ type: 'text', text: request.system });
   if (request.memory) system.push({ type: 'text', text: request.memory });
-  const tools: Array<Record<string, unknown>> = (request.tools ?? []).map((t) => ({
+  const tools: AnthropicTool[] = (request.tools ?? []).map((t) => ({
     name: t.name,
     ...(t.description !== undefined ? { description: t.description } : {}),
-    input_schema: t.parameters,
+    // A tool's parameters are an object schema (`type: 'object'`); the API checks the rest.
+    input_schema: t.parameters as AnthropicInputSchema,
   }));
 
   if (cache) {
     let budget = MAX_BREAKPOINTS;
-    const mark = (b: Record<string, unknown> | undefined): void => {
-      if (!b || budget === 0 || b.cache_control) return;
+    const mark = (b: AnthropicBlock | AnthropicTool | undefined): void => {
+      if (!b || budget === 0 || ('type' in b && !cacheable(b)) || b.cache_control) return;
       b.cache_control = { ...EPHEMERAL };
       budget--;
     };
@@ -147,13 +153,17 @@ function build(turns: Turn[], request: WireRequest, ctx: ViewContext): Record<st
       }
     }
   }
-  if (system.length > 0) body.system = system;
-  if (tools.length > 0) body.tools = tools;
-  body.messages = messages;
-  return body;
+  // Key order is part of the bytes a prompt cache keys on: model, max_tokens, system, tools, messages.
+  return {
+    model: request.model,
+    max_tokens: request.maxTokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS,
+    ...(system.length > 0 ? { system } : {}),
+    ...(tools.length > 0 ? { tools } : {}),
+    messages,
+  };
 }
 
-export const anthropicView: WireView = {
+export const anthropicView: WireView<'anthropic'> = {
   provider: 'anthropic',
   family: 'anthropic',
   userFirst: true,

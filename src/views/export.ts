@@ -16,7 +16,6 @@
 import { exportClaudeCode, type ClaudeCodeExportOptions } from '../transcript/export/claude-code.js';
 import type { Item } from '../transcript/items.js';
 import { exportJsonl } from '../transcript/jsonl.js';
-import type { WireProvider } from './types.js';
 import { wireView } from './wire.js';
 
 export {
@@ -51,13 +50,6 @@ export interface ExportOptions extends ClaudeCodeExportOptions {
   model?: string;
 }
 
-const ARRAY_FIELD: Readonly<Record<WireProvider, string>> = {
-  anthropic: 'messages',
-  'openai-chat': 'messages',
-  'openai-responses': 'input',
-  gemini: 'contents',
-};
-
 /** `path` (root first; any branch) in `format`. Throws naming the format list for an unknown one. */
 export function exportPath(
   path: readonly Item[],
@@ -85,7 +77,8 @@ export function exportPath(
         (r) =>
           `repair ${r.kind}${r.itemId ? ` ${r.itemId}` : ''}${r.callId ? ` (call ${r.callId})` : ''}: ${r.detail}`,
       );
-      const array = body[ARRAY_FIELD[format]];
+      // The conversation array of the body: Anthropic and OpenAI Chat `messages`, Responses `input`.
+      const array = 'messages' in body ? body.messages : body.input;
       return {
         format,
         text: JSON.stringify(array, null, 2) + '\n',

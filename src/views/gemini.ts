@@ -14,18 +14,17 @@ import { resultParts, resultText } from './normalize.js';
 import { asObject } from './anthropic.js';
 import type { ViewContext, WireView } from './view.js';
 import type { WireRequest } from './types.js';
+import type { GeminiBody, GeminiContent, GeminiPart, WireMediaType } from './bodies.js';
 
-type Json = Record<string, unknown>;
-
-function inline(mediaType: string, data: string): Json {
+function inline(mediaType: WireMediaType, data: string): GeminiPart {
   return { inlineData: { mimeType: mediaType, data } };
 }
 
-function build(turns: Turn[], request: WireRequest, ctx: ViewContext): Json {
-  const contents: Json[] = [];
+function build(turns: Turn[], request: WireRequest, ctx: ViewContext): GeminiBody {
+  const contents: GeminiContent[] = [];
   for (const turn of turns) {
-    const parts: Json[] = [];
-    let pendingImages: Json[] = [];
+    const parts: GeminiPart[] = [];
+    let pendingImages: GeminiPart[] = [];
     const flushImages = (): void => {
       parts.push(...pendingImages);
       pendingImages = [];
@@ -34,26 +33,27 @@ function build(turns: Turn[], request: WireRequest, ctx: ViewContext): Json {
       if (b.type !== 'tool_result') flushImages();
       switch (b.type) {
         case 'text': {
-          const p: Json = { text: b.text };
-          if (b.signature !== undefined) p.thoughtSignature = b.signature;
-          parts.push(p);
+          parts.push(
+            b.signature !== undefined ? { text: b.text, thoughtSignature: b.signature } : { text: b.text },
+          );
           break;
         }
         case 'image':
           parts.push(inline(b.image.mediaType, b.image.data));
           break;
         case 'reasoning': {
-          const p: Json = { text: b.item.text, thought: true };
-          if (b.item.signature !== undefined) p.thoughtSignature = b.item.signature;
-          parts.push(p);
+          parts.push({
+            text: b.item.text,
+            thought: true,
+            ...(b.item.signature !== undefined ? { thoughtSignature: b.item.signature } : {}),
+          });
           break;
         }
         case 'tool_call': {
-          const p: Json = {
+          parts.push({
             functionCall: { id: b.item.callId, name: b.item.name, args: asObject(b.item.input) },
-          };
-          if (b.item.signature !== undefined) p.thoughtSignature = b.item.signature;
-          parts.push(p);
+            ...(b.item.signature !== undefined ? { thoughtSignature: b.item.signature } : {}),
+          });
           break;
         }
         case 'tool_result': {
@@ -74,10 +74,11 @@ function build(turns: Turn[], request: WireRequest, ctx: ViewContext): Json {
     flushImages();
     if (parts.length > 0) contents.push({ role: turn.role === 'assistant' ? 'model' : 'user', parts });
   }
-  const body: Json = {};
   const system = [request.system, request.memory].filter((s): s is string => !!s).map((text) => ({ text }));
-  if (system.length > 0) body.systemInstruction = { parts: system };
-  body.contents = contents;
+  const body: GeminiBody = {
+    ...(system.length > 0 ? { systemInstruction: { parts: system } } : {}),
+    contents,
+  };
   if (request.tools && request.tools.length > 0)
     body.tools = [
       {
@@ -92,4 +93,9 @@ function build(turns: Turn[], request: WireRequest, ctx: ViewContext): Json {
   return body;
 }
 
-export const geminiView: WireView = { provider: 'gemini', family: 'gemini', userFirst: true, build };
+export const geminiView: WireView<'gemini'> = {
+  provider: 'gemini',
+  family: 'gemini',
+  userFirst: true,
+  build,
+};

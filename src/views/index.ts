@@ -19,3 +19,4 @@ export { wireView, prepareTurns, VIEWS, LEADING_USER_TEXT } from './wire.js';
 export { ANTHROPIC_DEFAULT_MAX_TOKENS } from './anthropic.js';
 export * from './screen.js';
 export * from './export.js';
+export * from './bodies.js';

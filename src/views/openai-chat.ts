@@ -14,27 +14,45 @@ import type { Turn } from './normalize.js';
 import { resultParts, resultText, safeCallId } from './normalize.js';
 import type { ViewContext, WireView } from './view.js';
 import type { WireRequest } from './types.js';
+import type {
+  OpenAIChatBody,
+  OpenAIChatImageDetail,
+  OpenAIChatImagePart,
+  OpenAIChatMessage,
+  OpenAIChatTextPart,
+  OpenAIChatToolCall,
+  WireMediaType,
+} from './bodies.js';
 
-type Json = Record<string, unknown>;
+type Part = OpenAIChatTextPart | OpenAIChatImagePart;
 
 /** Chat Completions rejects tool call ids longer than 40 characters. */
 export const OPENAI_CHAT_CALL_ID = { pattern: /^[\x21-\x7e]+$/, maxLength: 40 };
 
-function imagePart(mediaType: string, data: string, detail: string): Json {
+function imagePart(
+  mediaType: WireMediaType,
+  data: string,
+  detail: OpenAIChatImageDetail,
+): OpenAIChatImagePart {
   return { type: 'image_url', image_url: { url: `data:${mediaType};base64,${data}`, detail } };
 }
 
-function build(turns: Turn[], request: WireRequest, ctx: ViewContext): Json {
-  const detail = request.imageDetail ?? 'high';
+function build(turns: Turn[], request: WireRequest, ctx: ViewContext): OpenAIChatBody {
+  const asked = request.imageDetail ?? 'high';
+  if (asked === 'original')
+    throw new Error(
+      `openai-chat: imageDetail 'original' is a Responses API level; Chat Completions takes low, high or auto`,
+    );
+  const detail: OpenAIChatImageDetail = asked;
   const role = request.systemRole ?? 'system';
-  const messages: Json[] = [];
+  const messages: OpenAIChatMessage[] = [];
   if (request.system) messages.push({ role, content: request.system });
   if (request.memory) messages.push({ role, content: request.memory });
 
   for (const turn of turns) {
     if (turn.role === 'assistant') {
       const text: string[] = [];
-      const calls: Json[] = [];
+      const calls: OpenAIChatToolCall[] = [];
       for (const b of turn.blocks) {
         if (b.type === 'text') text.push(b.text);
         else if (b.type === 'tool_call')
@@ -45,13 +63,15 @@ function build(turns: Turn[], request: WireRequest, ctx: ViewContext): Json {
           });
       }
       if (text.length === 0 && calls.length === 0) continue; // reasoning-only turn
-      const msg: Json = { role: 'assistant', content: text.length > 0 ? text.join('\n\n') : null };
-      if (calls.length > 0) msg.tool_calls = calls;
-      messages.push(msg);
+      messages.push({
+        role: 'assistant',
+        content: text.length > 0 ? text.join('\n\n') : null,
+        ...(calls.length > 0 ? { tool_calls: calls } : {}),
+      });
       continue;
     }
-    let parts: Json[] = [];
-    let pendingImages: Json[] = [];
+    let parts: Part[] = [];
+    let pendingImages: Part[] = [];
     const flushUser = (): void => {
       if (pendingImages.length > 0) {
         parts = [...pendingImages, ...parts];
@@ -83,7 +103,7 @@ function build(turns: Turn[], request: WireRequest, ctx: ViewContext): Json {
     flushUser();
   }
 
-  const body: Json = { model: request.model, messages };
+  const body: OpenAIChatBody = { model: request.model, messages };
   if (request.tools && request.tools.length > 0)
     body.tools = request.tools.map((t) => ({
       type: 'function',
@@ -97,7 +117,7 @@ function build(turns: Turn[], request: WireRequest, ctx: ViewContext): Json {
   return body;
 }
 
-export const openaiChatView: WireView = {
+export const openaiChatView: WireView<'openai-chat'> = {
   provider: 'openai-chat',
   family: 'openai',
   userFirst: false,

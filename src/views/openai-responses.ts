@@ -14,18 +14,29 @@ import type { Turn } from './normalize.js';
 import { resultParts, resultText } from './normalize.js';
 import type { ViewContext, WireView } from './view.js';
 import type { WireRequest } from './types.js';
+import type {
+  OpenAIResponsesBody,
+  OpenAIResponsesImageDetail,
+  OpenAIResponsesInputImage,
+  OpenAIResponsesInputItem,
+  OpenAIResponsesInputText,
+  OpenAIResponsesReasoning,
+  WireMediaType,
+} from './bodies.js';
 
-type Json = Record<string, unknown>;
-
-function inputImage(mediaType: string, data: string, detail: string): Json {
+function inputImage(
+  mediaType: WireMediaType,
+  data: string,
+  detail: OpenAIResponsesImageDetail,
+): OpenAIResponsesInputImage {
   return { type: 'input_image', image_url: `data:${mediaType};base64,${data}`, detail };
 }
 
-function build(turns: Turn[], request: WireRequest, ctx: ViewContext): Json {
+function build(turns: Turn[], request: WireRequest, ctx: ViewContext): OpenAIResponsesBody {
   const detail = request.imageDetail ?? 'high';
-  const input: Json[] = [];
+  const input: OpenAIResponsesInputItem[] = [];
   for (const turn of turns) {
-    let parts: Json[] = [];
+    let parts: Array<OpenAIResponsesInputText | OpenAIResponsesInputImage> = [];
     let text: string[] = [];
     const flush = (): void => {
       if (turn.role === 'user' && parts.length > 0)
@@ -46,9 +57,11 @@ function build(turns: Turn[], request: WireRequest, ctx: ViewContext): Json {
           break;
         case 'reasoning': {
           flush();
-          const r: Json = { type: 'reasoning' };
-          if (b.item.signature !== undefined) r.id = b.item.signature;
-          r.summary = b.item.text === '' ? [] : [{ type: 'summary_text', text: b.item.text }];
+          const r: OpenAIResponsesReasoning = {
+            type: 'reasoning',
+            ...(b.item.signature !== undefined ? { id: b.item.signature } : {}),
+            summary: b.item.text === '' ? [] : [{ type: 'summary_text', text: b.item.text }],
+          };
           if (b.item.encrypted !== undefined) r.encrypted_content = b.item.encrypted;
           input.push(r);
           break;
@@ -68,7 +81,7 @@ function build(turns: Turn[], request: WireRequest, ctx: ViewContext): Json {
           const output = content.some((p) => p.type === 'image')
             ? content.map((p) =>
                 p.type === 'text'
-                  ? { type: 'input_text', text: p.text }
+                  ? ({ type: 'input_text', text: p.text } as const)
                   : inputImage(p.mediaType, p.data, detail),
               )
             : resultText(b.item, content, true);
@@ -79,11 +92,14 @@ function build(turns: Turn[], request: WireRequest, ctx: ViewContext): Json {
     }
     flush();
   }
-  const body: Json = { model: request.model };
   const instructions = [request.system, request.memory].filter((s): s is string => !!s).join('\n\n');
-  if (instructions !== '') body.instructions = instructions;
-  if (request.previousResponse) body.previous_response_id = request.previousResponse.id;
-  body.input = input;
+  // Key order as the API reference lists it (and as earlier requests sent it: caches key on bytes).
+  const body: OpenAIResponsesBody = {
+    model: request.model,
+    ...(instructions !== '' ? { instructions } : {}),
+    ...(request.previousResponse ? { previous_response_id: request.previousResponse.id } : {}),
+    input,
+  };
   if (request.tools && request.tools.length > 0)
     body.tools = request.tools.map((t) => ({
       type: 'function',
@@ -96,7 +112,7 @@ function build(turns: Turn[], request: WireRequest, ctx: ViewContext): Json {
   return body;
 }
 
-export const openaiResponsesView: WireView = {
+export const openaiResponsesView: WireView<'openai-responses'> = {
   provider: 'openai-responses',
   family: 'openai',
   userFirst: false,

@@ -6,6 +6,7 @@
  */
 import type { Profile } from '../providers/index.js';
 import type { ImageData } from '../transcript/items.js';
+import type { WireBodies } from './bodies.js';
 
 /** The four wire formats glyphfold writes. */
 export type WireProvider = 'anthropic' | 'openai-chat' | 'openai-responses' | 'gemini';
@@ -84,12 +85,21 @@ export interface Repair {
   detail: string;
 }
 
-/** What a wire view returns: the exact body to send, and what was repaired to make it sendable. */
-export interface WireResult {
-  provider: WireProvider;
-  body: Record<string, unknown>;
+/** One provider's wire result: the exact body to send, typed for `provider`, and what was repaired. */
+export interface WireResultOf<P extends WireProvider> {
+  provider: P;
+  body: WireBodies[P];
   repairs: Repair[];
 }
+
+/**
+ * What a wire view returns. For a provider named literally it is that provider's result; for a
+ * `WireProvider` variable it is a union discriminated by `provider` (`switch (r.provider)` narrows
+ * `r.body`).
+ */
+export type WireResult<P extends WireProvider = WireProvider> = P extends WireProvider
+  ? WireResultOf<P>
+  : never;
 
 /** An image as it goes out, with where it came from. */
 export type WireImage = ImageData;

@@ -4,6 +4,7 @@
  * body validator and a round trip through the fake provider in `test/views/`.
  */
 import type { Turn } from './normalize.js';
+import type { WireBodies } from './bodies.js';
 import type { ProviderFamily, WireProvider, WireRequest } from './types.js';
 
 export interface ViewContext {
@@ -11,13 +12,13 @@ export interface ViewContext {
   vision: boolean;
 }
 
-export interface WireView {
-  provider: WireProvider;
+export interface WireView<P extends WireProvider = WireProvider> {
+  provider: P;
   family: ProviderFamily;
   /** The format rejects a conversation that opens with an assistant turn. */
   userFirst: boolean;
   /** Format-specific rewrite of the turns before `build` (token estimates see the same turns). */
   adjust?(turns: Turn[]): Turn[];
   /** Neutral turns (pairing already repaired, same roles merged) → the request body. Pure. */
-  build(turns: Turn[], request: WireRequest, ctx: ViewContext): Record<string, unknown>;
+  build(turns: Turn[], request: WireRequest, ctx: ViewContext): WireBodies[P];
 }

@@ -9,11 +9,11 @@ import { normalize, type NormalizeNotes, type Turn } from './normalize.js';
 import { openaiChatView } from './openai-chat.js';
 import { openaiResponsesView } from './openai-responses.js';
 import { repairPairing } from './pairing.js';
-import type { Repair, WireProvider, WireRequest, WireResult } from './types.js';
+import type { Repair, WireProvider, WireRequest, WireResult, WireResultOf } from './types.js';
 import type { WireView } from './view.js';
 
 /** Every wire format, as data. */
-export const VIEWS: Readonly<Record<WireProvider, WireView>> = {
+export const VIEWS: { readonly [P in WireProvider]: WireView<P> } = {
   anthropic: anthropicView,
   'openai-chat': openaiChatView,
   'openai-responses': openaiResponsesView,
@@ -92,11 +92,21 @@ export function prepareTurns(
  * Builds the exact request body for `provider` from a path (root → tip) and per-request instructions.
  * The pairing repair always runs; its repairs are returned, the input array is never touched.
  */
-export function wireView(provider: WireProvider, path: readonly Item[], request: WireRequest): WireResult {
-  const { turns, repairs, view, vision } = prepareTurns(provider, path, request);
+export function wireView<P extends WireProvider>(
+  provider: P,
+  path: readonly Item[],
+  request: WireRequest,
+): WireResult<P>;
+export function wireView<P extends WireProvider>(
+  provider: P,
+  path: readonly Item[],
+  request: WireRequest,
+): WireResultOf<P> {
+  const { turns, repairs, vision } = prepareTurns(provider, path, request);
   if (turns.length === 0)
     throw new Error(
       `wireView(${provider}): nothing to send: none of the ${path.length} items in the path is content this format carries`,
     );
+  const view: WireView<P> = VIEWS[provider];
   return { provider, body: view.build(turns, request, { vision }), repairs };
 }

@@ -6,7 +6,12 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
-import { prepareRequest, sendWithCompaction, type CompactionOptions } from '../../src/compaction/policy.js';
+import {
+  prepareRequest,
+  sendWithCompaction,
+  type CompactionOptions,
+  type PreparedRequest,
+} from '../../src/compaction/policy.js';
 import { openaiSummarizer } from '../../src/compaction/summarize.js';
 import type { Item } from '../../src/transcript/items.js';
 import { Calibrator } from '../../src/tokens/index.js';
@@ -21,10 +26,10 @@ afterEach(async () => {
 
 const history = (turns = 30) => shardSession(turns);
 
-const anthropicSend = (client: Anthropic) => (p: { body: Record<string, unknown> }) =>
-  client.messages.create(p.body as unknown as Anthropic.MessageCreateParamsNonStreaming);
-const chatSend = (client: OpenAI) => (p: { body: Record<string, unknown> }) =>
-  client.chat.completions.create(p.body as unknown as OpenAI.ChatCompletionCreateParamsNonStreaming);
+const anthropicSend = (client: Anthropic) => (p: PreparedRequest<'anthropic'>) =>
+  client.messages.create(p.body);
+const chatSend = (client: OpenAI) => (p: PreparedRequest<'openai-chat'>) =>
+  client.chat.completions.create(p.body);
 
 describe('policy through the real clients', () => {
   it('compacts before the call when the estimate is over the trigger (proactive)', async () => {
@@ -34,6 +39,7 @@ describe('policy through the real clients', () => {
     const before = JSON.stringify(b.items);
     const r = await sendWithCompaction(b.items, anthropicSend(client), {
       model: 'claude-sonnet-4-5',
+      wire: 'anthropic',
       budget: { window: 60_000 },
       cache: { lastCallAt: 0, now: 1 },
     });
@@ -64,12 +70,21 @@ describe('policy through the real clients', () => {
         countTokens: (p, body) => Math.ceil(countServerTokens(p, body) * factor),
       });
       const options: CompactionOptions = { ...base, budget: { window: 200_000, triggerAt: ours + 500 } };
-      const send: (p: { body: Record<string, unknown> }) => Promise<unknown> =
-        wire === 'anthropic'
-          ? anthropicSend(new Anthropic({ apiKey: 'test', baseURL: server.anthropicBaseURL, maxRetries: 0 }))
-          : chatSend(new OpenAI({ apiKey: 'test', baseURL: server.openaiBaseURL, maxRetries: 0 }));
       const before = JSON.stringify(b.items);
-      const r = await sendWithCompaction(b.items, send, options);
+      const r =
+        wire === 'anthropic'
+          ? await sendWithCompaction(
+              b.items,
+              anthropicSend(
+                new Anthropic({ apiKey: 'test', baseURL: server.anthropicBaseURL, maxRetries: 0 }),
+              ),
+              { ...options, wire },
+            )
+          : await sendWithCompaction(
+              b.items,
+              chatSend(new OpenAI({ apiKey: 'test', baseURL: server.openaiBaseURL, maxRetries: 0 })),
+              { ...options, wire },
+            );
       expect(JSON.stringify(b.items)).toBe(before);
       expect(server.requests.map((q) => q.status)).toEqual([400, 200]);
       expect(r.overflow?.measuredTokens).toBe(server.requests[0]!.inputTokens);
@@ -87,6 +102,7 @@ describe('policy through the real clients', () => {
     await expect(
       sendWithCompaction(b.items, anthropicSend(client), {
         model: 'claude-sonnet-4-5',
+        wire: 'anthropic',
         cache: { lastCallAt: 0, now: 1 },
       }),
     ).rejects.toThrow(/prompt is too long/);

@@ -9,12 +9,14 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
+  isPreparedFor,
   prepareRequest,
   sendWithCompaction,
   type CompactionOptions,
   type PreparedRequest,
 } from '../../src/compaction/policy.js';
 import type { Item } from '../../src/transcript/items.js';
+import { hasReasoningIds, type WireBodies, type WireProvider } from '../../src/views/index.js';
 import { Calibrator } from '../../src/tokens/index.js';
 import {
   countServerTokens,
@@ -33,6 +35,12 @@ afterEach(async () => {
 const history = (turns = 24) => shardSession(turns);
 
 type Send = (p: PreparedRequest) => Promise<unknown>;
+
+/** The prepared body for `wire`, typed for its SDK; a request built for another wire is a test bug. */
+function bodyFor<P extends WireProvider>(wire: P, p: PreparedRequest): WireBodies[P] {
+  if (!isPreparedFor(p, wire)) throw new Error(`prepared for ${p.setup.wire}, sent as ${wire}`);
+  return p.body;
+}
 
 const MODEL: Record<FakeProvider, string> = {
   anthropic: 'claude-sonnet-4-5',
@@ -59,17 +67,19 @@ function sender(wire: FakeProvider, s: ProviderServer): Send {
   switch (wire) {
     case 'anthropic': {
       const c = new Anthropic({ apiKey: 'test', baseURL: s.anthropicBaseURL, maxRetries: 0 });
-      return (p) => c.messages.create(p.body as unknown as Anthropic.MessageCreateParamsNonStreaming);
+      return (p) => c.messages.create(bodyFor('anthropic', p));
     }
     case 'openai-chat': {
       const c = new OpenAI({ apiKey: 'test', baseURL: s.openaiBaseURL, maxRetries: 0 });
-      return (p) =>
-        c.chat.completions.create(p.body as unknown as OpenAI.ChatCompletionCreateParamsNonStreaming);
+      return (p) => c.chat.completions.create(bodyFor('openai-chat', p));
     }
     case 'openai-responses': {
       const c = new OpenAI({ apiKey: 'test', baseURL: s.openaiBaseURL, maxRetries: 0 });
-      return (p) =>
-        c.responses.create(p.body as unknown as OpenAI.Responses.ResponseCreateParamsNonStreaming);
+      return (p) => {
+        const body = bodyFor('openai-responses', p);
+        if (!hasReasoningIds(body)) throw new Error('reasoning without its rs_ id');
+        return c.responses.create(body);
+      };
     }
     case 'gemini':
       return geminiSend(s, MODEL.gemini);

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { prepareRequest } from '../../src/compaction/policy.js';
 import { formatReport } from '../../src/compaction/report.js';
+import type { OpenAIChatBody } from '../../src/views/index.js';
 import { Builder, filler } from './builder.js';
 
 function reusedIds(): Builder {
@@ -25,11 +26,8 @@ describe('compaction of a history whose recorder reused call ids', () => {
   it('keeps all 27 calls on the wire, compacted or not, and fits', async () => {
     const b = reusedIds();
     const plain = await prepareRequest(b.items, { model: 'gpt-4o', wire: 'openai-chat', rungs: [] });
-    const calls = (body: Record<string, unknown>): number =>
-      (body['messages'] as Array<{ tool_calls?: unknown[] }>).reduce(
-        (a, m) => a + (m.tool_calls?.length ?? 0),
-        0,
-      );
+    const calls = (body: OpenAIChatBody): number =>
+      body.messages.reduce((a, m) => a + (m.role === 'assistant' ? (m.tool_calls?.length ?? 0) : 0), 0);
     expect(calls(plain.body)).toBe(27);
     expect(plain.repairs.filter((r) => r.kind === 'rekeyed_duplicate_id')).toHaveLength(5);
     const window = Math.ceil(plain.estimate * 0.6) + 1000;

@@ -167,7 +167,7 @@ function imageTokensFor(provider: FakeProvider, base64: string): number {
  * up to 3, each other symbol alone) over every model-readable string, images by each provider's rule,
  * 3 tokens per message or input item. Different from glyphfold's characters/4 on purpose.
  */
-export function countServerTokens(provider: FakeProvider, body: Record<string, unknown>): number {
+export function countServerTokens(provider: FakeProvider, body: object): number {
   let tokens = 0;
   const walk = (v: unknown, key: string): void => {
     if (typeof v === 'string') {

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Calibrator, estimateTokens } from '../../src/tokens/index.js';
 import { imageTokens, resolveProfile } from '../../src/providers/index.js';
 import type { Item } from '../../src/transcript/items.js';
-import { wireView } from '../../src/views/index.js';
+import { hasReasoningIds, wireView } from '../../src/views/index.js';
 import { startProviderServer, type ProviderServer } from '../helpers/provider-server.js';
 import { agentRun, PathBuilder, png, TOOLS } from '../views/fixtures.js';
 
@@ -92,10 +92,7 @@ describe('Calibrator', () => {
       const path = new PathBuilder().person(sentence(rng(1), 300)).items;
       const estimate = estimateTokens('anthropic', path, { model: 'm' });
       const error = await client.messages
-        .create(
-          wireView('anthropic', path, { model: 'm' })
-            .body as unknown as Anthropic.MessageCreateParamsNonStreaming,
-        )
+        .create(wireView('anthropic', path, { model: 'm' }).body)
         .catch((e: unknown) => e);
       const cal = new Calibrator();
       const measured = cal.observeOverflow('m', estimate.raw, error);
@@ -199,28 +196,19 @@ describe('calibration converges to the provider’s reported counts', () => {
             provider === 'anthropic' ? claudeImages : provider === 'gemini' ? () => 258 : openaiTiles,
           calibrator: cal,
         });
-        const body = wireView(provider, path, request).body;
+        const view = wireView(provider, path, request);
         let reported: number;
-        if (provider === 'anthropic')
-          reported = (
-            await anthropic.messages.create(body as unknown as Anthropic.MessageCreateParamsNonStreaming)
-          ).usage.input_tokens;
-        else if (provider === 'openai-chat')
-          reported = (
-            await openai.chat.completions.create(
-              body as unknown as OpenAI.ChatCompletionCreateParamsNonStreaming,
-            )
-          ).usage!.prompt_tokens;
-        else if (provider === 'openai-responses')
-          reported = (
-            await openai.responses.create(
-              body as unknown as OpenAI.Responses.ResponseCreateParamsNonStreaming,
-            )
-          ).usage!.input_tokens;
-        else {
+        if (view.provider === 'anthropic')
+          reported = (await anthropic.messages.create(view.body)).usage.input_tokens;
+        else if (view.provider === 'openai-chat')
+          reported = (await openai.chat.completions.create(view.body)).usage!.prompt_tokens;
+        else if (view.provider === 'openai-responses') {
+          if (!hasReasoningIds(view.body)) throw new Error('reasoning without its rs_ id');
+          reported = (await openai.responses.create(view.body)).usage!.input_tokens;
+        } else {
           const res = await fetch(`${server.geminiBaseURL}/models/${request.model}:generateContent`, {
             method: 'POST',
-            body: JSON.stringify(body),
+            body: JSON.stringify(view.body),
           });
           reported = ((await res.json()) as { usageMetadata: { promptTokenCount: number } }).usageMetadata
             .promptTokenCount;

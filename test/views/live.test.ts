@@ -7,7 +7,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
-import { wireView } from '../../src/views/index.js';
+import { hasReasoningIds, wireView } from '../../src/views/index.js';
 import { agentRun, TOOLS } from './fixtures.js';
 
 const env = process.env;
@@ -17,9 +17,7 @@ describe.skipIf(!env.ANTHROPIC_API_KEY)('live: Anthropic', () => {
   it('accepts the agent run', async () => {
     const model = env.GLYPHFOLD_LIVE_ANTHROPIC_MODEL ?? 'claude-haiku-4-5';
     const { body } = wireView('anthropic', agentRun('gemini'), request(model));
-    const msg = await new Anthropic().messages.create(
-      body as unknown as Anthropic.MessageCreateParamsNonStreaming,
-    );
+    const msg = await new Anthropic().messages.create(body);
     expect(msg.usage.input_tokens).toBeGreaterThan(0);
   });
 });
@@ -28,16 +26,13 @@ describe.skipIf(!env.OPENAI_API_KEY)('live: OpenAI', () => {
   const model = env.GLYPHFOLD_LIVE_OPENAI_MODEL ?? 'gpt-4.1-mini';
   it('chat completions accepts the agent run', async () => {
     const { body } = wireView('openai-chat', agentRun('anthropic'), request(model));
-    const c = await new OpenAI().chat.completions.create(
-      body as unknown as OpenAI.ChatCompletionCreateParamsNonStreaming,
-    );
+    const c = await new OpenAI().chat.completions.create(body);
     expect(c.usage!.prompt_tokens).toBeGreaterThan(0);
   });
   it('responses accepts the agent run', async () => {
     const { body } = wireView('openai-responses', agentRun('anthropic'), request(model));
-    const r = await new OpenAI().responses.create(
-      body as unknown as OpenAI.Responses.ResponseCreateParamsNonStreaming,
-    );
+    if (!hasReasoningIds(body)) throw new Error('reasoning without its rs_ id');
+    const r = await new OpenAI().responses.create(body);
     expect(r.usage!.input_tokens).toBeGreaterThan(0);
   });
 });

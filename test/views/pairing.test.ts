@@ -9,6 +9,7 @@ import {
   validatePairing,
   wireView,
   WIRE_PROVIDERS,
+  type WireBody,
 } from '../../src/views/index.js';
 import { VALIDATORS } from '../helpers/wire-shapes.js';
 import { PathBuilder } from './fixtures.js';
@@ -390,7 +391,7 @@ describe('property: every repaired wire view pairs every call with exactly one r
             .map((i) => (i as { callId: string }).callId);
           expect(results).toEqual(calls);
           for (const provider of WIRE_PROVIDERS) {
-            let body: Record<string, unknown>;
+            let body: WireBody;
             try {
               body = wireView(provider, path, { model: 'm' }).body;
             } catch (err) {

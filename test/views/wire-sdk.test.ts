@@ -6,7 +6,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Item } from '../../src/transcript/items.js';
-import { wireView, type WireProvider } from '../../src/views/index.js';
+import { hasReasoningIds, wireView, type WireProvider, type WireResult } from '../../src/views/index.js';
 import { startProviderServer, type ProviderServer } from '../helpers/provider-server.js';
 import { agentRun, PathBuilder, TOOLS } from './fixtures.js';
 
@@ -33,42 +33,35 @@ const request = {
 
 /** Sends a body with the real client for its provider; returns the recorded request and the reply. */
 async function send(
-  provider: WireProvider,
-  body: Record<string, unknown>,
+  view: WireResult,
 ): Promise<{ recorded: (typeof server.requests)[number]; inputTokens: number }> {
   const before = server.requests.length;
   let inputTokens: number;
-  switch (provider) {
+  // The typed bodies go to the SDKs as they are: no cast (that is what the body types are for).
+  switch (view.provider) {
     case 'anthropic': {
-      const msg = await anthropic.messages.create(
-        body as unknown as Anthropic.MessageCreateParamsNonStreaming,
-      );
+      const msg = await anthropic.messages.create(view.body);
       inputTokens = msg.usage.input_tokens;
       break;
     }
     case 'openai-chat': {
-      const c = await openai.chat.completions.create(
-        body as unknown as OpenAI.ChatCompletionCreateParamsNonStreaming,
-      );
+      const c = await openai.chat.completions.create(view.body);
       inputTokens = c.usage!.prompt_tokens;
       break;
     }
     case 'openai-responses': {
-      const r = await openai.responses.create(
-        body as unknown as OpenAI.Responses.ResponseCreateParamsNonStreaming,
-      );
+      if (!hasReasoningIds(view.body)) throw new Error('reasoning without its rs_ id: not for the SDK');
+      const r = await openai.responses.create(view.body);
       inputTokens = r.usage!.input_tokens;
       break;
     }
     case 'gemini': {
-      const res = await fetch(
-        `${server.geminiBaseURL}/models/${String(body.model ?? 'gemini-3-pro')}:generateContent`,
-        {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', 'x-goog-api-key': 'test-key' },
-          body: JSON.stringify(body),
-        },
-      );
+      const body = view.body;
+      const res = await fetch(`${server.geminiBaseURL}/models/gemini-3-pro:generateContent`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-goog-api-key': 'test-key' },
+        body: JSON.stringify(body),
+      });
       const json = (await res.json()) as {
         usageMetadata?: { promptTokenCount: number };
         error?: { message: string };
@@ -93,9 +86,10 @@ const PROVIDERS: WireProvider[] = ['anthropic', 'openai-chat', 'openai-responses
 describe.each(PROVIDERS)('%s wire view through the real client', (provider) => {
   it('sends the agent run fixture with the documented shape and gets usage back', async () => {
     const path = agentRun(FAMILY[provider]);
-    const { body, repairs } = wireView(provider, path, request);
+    const view = wireView(provider, path, request);
+    const { body, repairs } = view;
     expect(repairs).toEqual([]);
-    const { recorded, inputTokens } = await send(provider, body);
+    const { recorded, inputTokens } = await send(view);
     expect(recorded.problems).toEqual([]);
     expect(recorded.status).toBe(200);
     // The body arrived byte-for-byte as the view built it (the SDK adds nothing).
@@ -110,11 +104,11 @@ describe.each(PROVIDERS)('%s wire view through the real client', (provider) => {
     const cutAt = full.findIndex((i) => i.kind === 'tool_call' && i.callId === 'call_read_2');
     const lastResult = full.findIndex((i) => i.kind === 'tool_result' && i.callId === 'call_run');
     const path = full.slice(cutAt).filter((_, k) => k !== lastResult - cutAt);
-    const { body, repairs } = wireView(provider, path, request);
-    const kinds = repairs.map((r) => r.kind);
+    const view = wireView(provider, path, request);
+    const kinds = view.repairs.map((r) => r.kind);
     expect(kinds).toContain('dropped_orphan_result'); // call_read_1's result lost its call
     expect(kinds).toContain('synthesized_result'); // call_run has no result
-    const { recorded } = await send(provider, body);
+    const { recorded } = await send(view);
     expect(recorded.problems).toEqual([]);
   });
 
@@ -122,27 +116,33 @@ describe.each(PROVIDERS)('%s wire view through the real client', (provider) => {
     const full = agentRun(FAMILY[provider]);
     const lastResult = full.findIndex((i) => i.kind === 'tool_result' && i.callId === 'call_run');
     const path = full.filter((_, k) => k !== lastResult);
-    const { body } = wireView(provider, path, request);
+    const view = wireView(provider, path, request);
     // Remove the synthesized result from the body by hand: the fake provider must refuse it.
-    const broken = JSON.parse(JSON.stringify(body)) as Record<string, unknown>;
-    stripSynthetic(provider, broken);
-    await expect(send(provider, broken)).rejects.toThrow(/tool|function/i);
+    await expect(send(stripSynthetic(view))).rejects.toThrow(/tool|function/i);
   });
 });
 
-function stripSynthetic(provider: WireProvider, body: Record<string, unknown>): void {
+/** The same result with the synthesized tool result taken out of its body (a copy). */
+function stripSynthetic(view: WireResult): WireResult {
   const isSynthetic = (v: unknown): boolean => JSON.stringify(v).includes('No result recorded');
-  if (provider === 'anthropic' || provider === 'gemini') {
-    const list = (provider === 'anthropic' ? body.messages : body.contents) as Array<Record<string, unknown>>;
-    for (const m of list) {
-      const key = provider === 'anthropic' ? 'content' : 'parts';
-      if (Array.isArray(m[key])) m[key] = (m[key] as unknown[]).filter((b) => !isSynthetic(b));
+  switch (view.provider) {
+    case 'anthropic': {
+      const messages = view.body.messages
+        .map((m) => ({ ...m, content: m.content.filter((b) => !isSynthetic(b)) }))
+        .filter((m) => m.content.length > 0);
+      return { ...view, body: { ...view.body, messages } };
     }
-    if (provider === 'anthropic') body.messages = list.filter((m) => (m.content as unknown[]).length > 0);
-    else body.contents = list.filter((m) => (m.parts as unknown[]).length > 0);
-  } else if (provider === 'openai-chat')
-    body.messages = (body.messages as unknown[]).filter((m) => !isSynthetic(m));
-  else body.input = (body.input as unknown[]).filter((m) => !isSynthetic(m));
+    case 'gemini': {
+      const contents = view.body.contents
+        .map((c) => ({ ...c, parts: c.parts.filter((p) => !isSynthetic(p)) }))
+        .filter((c) => c.parts.length > 0);
+      return { ...view, body: { ...view.body, contents } };
+    }
+    case 'openai-chat':
+      return { ...view, body: { ...view.body, messages: view.body.messages.filter((m) => !isSynthetic(m)) } };
+    case 'openai-responses':
+      return { ...view, body: { ...view.body, input: view.body.input.filter((i) => !isSynthetic(i)) } };
+  }
 }
 
 describe('overflow errors through the real clients', () => {
@@ -153,31 +153,23 @@ describe('overflow errors through the real clients', () => {
       const a = new Anthropic({ apiKey: 'k', baseURL: small.anthropicBaseURL, maxRetries: 0 });
       const o = new OpenAI({ apiKey: 'k', baseURL: small.openaiBaseURL, maxRetries: 0 });
       const err1 = await a.messages
-        .create(
-          wireView('anthropic', path, { model: 'm' })
-            .body as unknown as Anthropic.MessageCreateParamsNonStreaming,
-        )
+        .create(wireView('anthropic', path, { model: 'm' }).body)
         .catch((e: unknown) => e);
       expect(err1).toBeInstanceOf(Anthropic.BadRequestError);
       expect((err1 as InstanceType<typeof Anthropic.BadRequestError>).status).toBe(400);
       expect(String((err1 as Error).message)).toMatch(/prompt is too long: \d+ tokens > 40 maximum/);
       const err2 = await o.chat.completions
-        .create(
-          wireView('openai-chat', path, { model: 'm' })
-            .body as unknown as OpenAI.ChatCompletionCreateParamsNonStreaming,
-        )
+        .create(wireView('openai-chat', path, { model: 'm' }).body)
         .catch((e: unknown) => e);
       expect(err2).toBeInstanceOf(OpenAI.BadRequestError);
       expect((err2 as InstanceType<typeof OpenAI.BadRequestError>).code).toBe('context_length_exceeded');
       expect(String((err2 as Error).message)).toMatch(
         /maximum context length is 40 tokens\. However, your messages resulted in \d+ tokens/,
       );
-      const err3 = await o.responses
-        .create(
-          wireView('openai-responses', path, { model: 'm' })
-            .body as unknown as OpenAI.Responses.ResponseCreateParamsNonStreaming,
-        )
-        .catch((e: unknown) => e);
+      const responsesBody = wireView('openai-responses', path, { model: 'm' }).body;
+      if (!hasReasoningIds(responsesBody))
+        throw new Error('the path has no reasoning: ids cannot be missing');
+      const err3 = await o.responses.create(responsesBody).catch((e: unknown) => e);
       expect((err3 as InstanceType<typeof OpenAI.BadRequestError>).code).toBe('context_length_exceeded');
       expect(String((err3 as Error).message)).toMatch(/exceeds the context window/);
       const res = await fetch(`${small.geminiBaseURL}/models/gemini-3-pro:generateContent`, {

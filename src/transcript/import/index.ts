@@ -171,3 +171,9 @@ function importAny(input: string | unknown, options: ImportOptions): ImportResul
       return importAnthropic(doc, options);
   }
 }
+export {
+  anthropicResponseItems,
+  openaiChatResponseItems,
+  openaiResponsesItems,
+  geminiResponseItems,
+} from './responses.js';
