@@ -21,6 +21,7 @@ export default defineConfig({
       'test/compaction/snapshot-units.test.ts',
       'test/compaction/rungs.test.ts',
       'test/compaction/rung-alone.test.ts',
+      'test/compaction/rung-limits.test.ts',
       'test/compaction/ladder.test.ts',
       'test/compaction/reused-ids.test.ts',
       'test/compaction/policy.test.ts',
