@@ -23,6 +23,7 @@ export default defineConfig({
       'test/compaction/rung-alone.test.ts',
       'test/compaction/rung-limits.test.ts',
       'test/compaction/ladder.test.ts',
+      'test/compaction/ladder-report.test.ts',
       'test/compaction/reused-ids.test.ts',
       'test/compaction/policy.test.ts',
       'test/store/integrity.test.ts',
