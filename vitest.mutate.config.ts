@@ -15,6 +15,7 @@ export default defineConfig({
     ...base.test,
     include: [
       'test/views/pairing.test.ts',
+      'test/views/pairing-quick.test.ts',
       'test/views/wire.test.ts',
       'test/compaction/snapshot.test.ts',
       'test/compaction/snapshot-limits.test.ts',
