@@ -6,6 +6,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import {
   existsSync,
+  mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
@@ -148,6 +149,27 @@ describe('whose lock it is', () => {
     writeFileSync(lock, `${deadPid()}\n`);
     acquireLock(lock, 'c/main')();
     expect(readdirSync(dir)).toEqual([]);
+  });
+});
+
+describe('what is not a lock', () => {
+  it('a name that exists but cannot be read (a dangling link): an error once the tries are spent', () => {
+    symlinkSync(join(dir, 'nowhere'), lock);
+    expect(() => acquireLock(lock, 'c/main')).toThrow(
+      `c/main: could not take the lock ${lock} (it keeps changing hands)`,
+    );
+    expect(readdirSync(dir)).toEqual(['main.lock']); // nothing of ours left beside it
+  });
+
+  it('a directory in its place: the file system error, on taking and on releasing', () => {
+    mkdirSync(lock);
+    expect(() => acquireLock(lock, 'c/main')).toThrow(/EISDIR/);
+    rmSync(lock, { recursive: true });
+    const release = acquireLock(lock, 'c/main');
+    rmSync(lock);
+    mkdirSync(lock);
+    // Only a lock already gone is fine to release; anything else that stops the unlink is reported.
+    expect(() => release()).toThrow(/EISDIR|EPERM/);
   });
 });
 
