@@ -219,7 +219,7 @@ describe('measuring', () => {
           record: {
             kind: 'compaction',
             author: 'machinery',
-            rung: 'grow',
+            rung: 'elide',
             range: { from: 'x', to: 'x' },
             params: {},
           },

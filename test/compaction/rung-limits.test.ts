@@ -133,7 +133,12 @@ describe('the snapshot rung: image limits', () => {
   const pagesOf = (step: Awaited<ReturnType<typeof snapshotRung.apply>>): number =>
     Number(step.report.details?.['pages'] ?? 0);
   const limit = (images: { maxPerRequest?: number; maxBytesPerRequest?: number }) =>
-    options({ profile: { ...vision, images } });
+    options({
+      profile: {
+        ...vision,
+        images: { maxPerRequest: 20, maxBytesPerImage: 5_000_000, maxBytesPerRequest: 30_000_000, ...images },
+      },
+    });
 
   for (const [inResults, alone] of [
     [4, 0],
