@@ -209,6 +209,57 @@ describe('the snapshot rung: tail fractions', () => {
   });
 });
 
+describe('the snapshot rung: budgets from the state', () => {
+  it('takes the page size limit from the profile: a page over it is an error naming the limit', async () => {
+    const b = shards(4, 5000);
+    const o = options({
+      profile: {
+        ...vision,
+        images: { maxPerRequest: 20, maxBytesPerImage: 1000, maxBytesPerRequest: 30_000_000 },
+      },
+    });
+    await expect(snapshotRung.apply(stateOf(b.items, o, { target: 4000 }))).rejects.toThrow(
+      /exceeds the profile's 1000 per image/,
+    );
+  });
+
+  it('images down to the target less the overhead', async () => {
+    const b = shards(4, 5000);
+    const step = await snapshotRung.apply(
+      stateOf(b.items, options({ snapshotTail: { fractions: [0.05] } }), { target: 4000, overhead: 1500 }),
+    );
+    expect(step.pending).toEqual([]);
+    expect(step.tokens!.reduce((x, y) => x + y, 0) + 1500).toBeLessThanOrEqual(4000);
+  });
+
+  it('keeps person messages verbatim within a tenth of the target by default', async () => {
+    const b = new Builder();
+    b.person('Task: make the suite pass.');
+    b.tool('bash', { cmd: 'shard 0' }, filler(5000, 's0'));
+    const said = b.person(`Careful: ${filler(3000, 'p')}`); // ~750 tokens
+    for (let t = 1; t < 4; t++) {
+      b.tool('bash', { cmd: `shard ${t}` }, filler(5000, `s${t}`));
+      b.model(`shard ${t} done`);
+    }
+    b.person('next');
+    const kept = async (personFraction?: number) => {
+      const o = options({
+        snapshotTail: { fractions: [0.3], ...(personFraction ? { personFraction } : {}) },
+      });
+      const step = await snapshotRung.apply(stateOf(b.items, o, { target: 4000 }));
+      expect(step.report.applied).toBe(true);
+      return step.items!.some((i) => i.id === said.id);
+    };
+    expect(await kept()).toBe(false); // 750 tokens > 400
+    expect(await kept(0.25)).toBe(true); // ≤ 1000
+  });
+
+  it('writes its record as the machinery', async () => {
+    const step = await snapshotRung.apply(stateOf(shards(4, 5000).items, options(), { target: 4000 }));
+    expect(step.record).toMatchObject({ kind: 'compaction', author: 'machinery', rung: 'snapshot' });
+  });
+});
+
 describe('the summary rung', () => {
   let server: TestServer | undefined;
   afterEach(async () => {
@@ -248,6 +299,7 @@ describe('the summary rung', () => {
     const step = await summarizeRung.apply(stateOf(b.items, o, { pending: [range] }));
     const chunks = step.report.details!['chunks'] as number;
     expect(chunks).toBeGreaterThan(1);
+    expect(step.record).toMatchObject({ kind: 'compaction', author: 'machinery', rung: 'summarize' });
     expect(step.report.reason).toMatch(
       new RegExp(
         `^summarized ${b.items.length - 2} items with claude-haiku-4-5 in ${chunks} chunks \\(${server.requests.length} calls\\)$`,
@@ -275,5 +327,39 @@ describe('the summary rung', () => {
     const less = await summarizeRung.apply(stateOf(b.items, o, { pending: [range] }));
     expect(less.report.applied).toBe(true);
     expect(less.report.tokensAfter).toBe(less.report.tokensBefore - 1);
+  });
+
+  it("says how often the summarizer's own overflow made it re-chunk", async () => {
+    // The first call is refused as too long (Anthropic's wording), the rest answer.
+    server = await startServer((_req, i) =>
+      i === 0
+        ? {
+            status: 400,
+            body: {
+              type: 'error',
+              error: {
+                type: 'invalid_request_error',
+                message: 'prompt is too long: 250000 tokens > 200000 maximum',
+              },
+            },
+          }
+        : { body: anthropicText('## Goal\nsuite passes') },
+    );
+    const b = shards(3);
+    const range = { from: b.items[1]!.id, to: b.items[b.items.length - 2]!.id };
+    const o = options({ summarizer: { client: client(), window: 100_000, maxTokens: 1000 } });
+    const step = await summarizeRung.apply(stateOf(b.items, o, { pending: [range] }));
+    expect(step.report.applied).toBe(true);
+    expect(step.report.details).toMatchObject({ overflows: 1 });
+    expect(step.report.reason).toMatch(/ calls; re-chunked 1× after the summarizer's own overflow\)$/);
+  });
+
+  it('names itself in the reports of the cases it cannot run', async () => {
+    const tiny = new Builder();
+    tiny.person('only');
+    const empty = await summarizeRung.apply(stateOf(tiny.items, options()));
+    expect(empty.report).toMatchObject({ rung: 'summarize', applied: false });
+    const none = await summarizeRung.apply(stateOf(shards(4).items, options(), { target: 100 }));
+    expect(none.report).toMatchObject({ rung: 'summarize', applied: false });
   });
 });
