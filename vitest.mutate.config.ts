@@ -16,6 +16,7 @@ export default defineConfig({
     include: [
       'test/views/pairing.test.ts',
       'test/views/pairing-quick.test.ts',
+      'test/views/pairing-details.test.ts',
       'test/views/wire.test.ts',
       'test/compaction/snapshot.test.ts',
       'test/compaction/snapshot-limits.test.ts',
