@@ -278,4 +278,168 @@ describe('measuring', () => {
       reason: '2 stretches of history left out of the request (over the image limits, no summary)',
     });
   });
+
+  it('hands the next rung the tokens a step claims, not fresh estimates', async () => {
+    const b = shards(4, 5000);
+    const seen: number[][] = [];
+    const claim: Rung = {
+      name: 'claim',
+      when: () => true,
+      apply: (s) => ({
+        items: s.items.slice(),
+        tokens: s.items.map(() => 1),
+        report: { rung: 'claim', applied: true, tokensBefore: 0, tokensAfter: 0, items: [], reason: 'r' },
+      }),
+    };
+    const probe: Rung = {
+      name: 'probe',
+      when: (s) => (seen.push([...s.tokens]), { skip: 'looked' }),
+      apply: () => ({ report: undefined as never }),
+    };
+    await climb(b.items, options({ ladder: [claim, probe] }));
+    expect(seen).toEqual([b.items.map(() => 1)]);
+  });
+});
+
+describe('what the rungs see and what is noted', () => {
+  /** A rung that records what `fits()` says and skips, noted or not. */
+  const probe = (seen: boolean[], note = false): Rung => ({
+    name: 'probe',
+    when: (s) => (seen.push(s.fits()), note ? { skip: 'probe looked', note } : { skip: 'probe looked' }),
+    apply: () => ({ report: undefined as never }),
+  });
+
+  it('fits() counts the overhead, and holds at the target exactly', async () => {
+    const b = shards(2, 500);
+    const t = total(b.items);
+    const seen: boolean[] = [];
+    for (const target of [t + 10, t + 9])
+      await climb(
+        b.items,
+        options({ budget: budget(target), overhead: 10, force: true, ladder: [probe(seen)] }),
+      );
+    expect(seen).toEqual([true, false]);
+  });
+
+  it('only a skip that asks to be noted reaches the reasons', async () => {
+    const b = shards(2, 500);
+    const quiet = await climb(b.items, options({ force: true, ladder: [probe([])] }));
+    expect(quiet.report.reasons).not.toContain('probe looked');
+    expect(quiet.report.rungs[0]).toMatchObject({ rung: 'probe', applied: false, reason: 'probe looked' });
+    const noted = await climb(b.items, options({ force: true, ladder: [probe([], true)] }));
+    expect(noted.report.reasons).toContain('probe looked');
+  });
+});
+
+describe('early exits and defaults', () => {
+  it('returns nothing rendered, no records and no record count when the request fits or no rung may run', async () => {
+    const b = shards(2, 500);
+    for (const r of [
+      await climb(b.items, options({ budget: budget(100_000) })),
+      await climb(b.items, options({ budget: budget(100), ladder: [] })),
+    ]) {
+      expect(r.records).toEqual([]);
+      expect(r.rendered).toEqual([]);
+      expect(r.report.rungs).toEqual([]);
+      expect(r.report.economics).toBeUndefined();
+      expect('tokensRecord' in r.report).toBe(false);
+    }
+  });
+
+  it('renders nothing when no snapshot ran', async () => {
+    const b = shards(8, 9000);
+    const r = await climb(b.items, options({ budget: budget(15_000), ladder: [elideRung] }));
+    expect(r.records).toHaveLength(1);
+    expect(r.rendered).toEqual([]);
+  });
+
+  it('times itself with performance.now by default', async () => {
+    const r = await climb(shards(2, 500).items, { ...options(), clock: undefined });
+    expect(Number.isFinite(r.report.timeMs)).toBe(true);
+    expect(r.report.timeMs).toBeGreaterThanOrEqual(0);
+  });
+
+  it('takes the snapshot section from the snapshot rung when an earlier rung applied too', async () => {
+    const b = shards(8, 9000);
+    const r = await climb(
+      b.items,
+      options({
+        budget: budget(6000),
+        elide: { minClear: 1, keepTurns: 6 },
+        ladder: [elideRung, snapshotRung],
+      }),
+    );
+    expect(r.report.rungs.map((g) => [g.rung, g.applied])).toEqual([
+      ['elide', true],
+      ['snapshot', true],
+    ]);
+    expect(r.report.snapshot!.pages).toBe(r.report.rungs[1]!.details!['pages']);
+    expect(r.report.snapshot!.pages).toBeGreaterThan(0);
+  });
+});
+
+describe("the caller's current request and earlier records", () => {
+  /** The path after an elide record that names `ids`, then a summarize record that no longer replays. */
+  function staleGroup(b: Builder, ids: string[]): Item[] {
+    const last = b.items[b.items.length - 1]!;
+    const at = { turn: last.turn, time: last.time };
+    return [
+      ...b.items,
+      {
+        kind: 'compaction',
+        author: 'machinery',
+        id: 'c1',
+        parent: last.id,
+        ...at,
+        rung: 'elide',
+        range: { from: ids[0], to: ids[ids.length - 1] },
+        params: { ids },
+      },
+      {
+        kind: 'compaction',
+        author: 'machinery',
+        id: 'c2',
+        parent: 'c1',
+        ...at,
+        rung: 'summarize',
+        range: { from: 'gone1', to: 'gone2' },
+        params: { ranges: [{ from: 'gone1', to: 'gone2' }], model: 'm', chunks: 1 },
+        summary: 's',
+      },
+    ] as unknown as Item[];
+  }
+
+  it('keeps no sticky elisions from a group that did not replay', async () => {
+    const b = shards(8, 9000);
+    const old = b.items
+      .filter((i) => i.kind === 'tool_result')
+      .slice(0, 2)
+      .map((i) => i.id);
+    const r = await climb(
+      staleGroup(b, old),
+      options({ budget: budget(15_000), force: true, elide: { minClear: 1e9 }, ladder: [elideRung] }),
+    );
+    expect(r.report.reasons[0]).toMatch(/^earlier compaction not replayed/);
+    expect(r.report.rungs[0]!.applied).toBe(false);
+  });
+
+  it("trusts the caller's current request: the earlier group is not replayed, its elisions stay", async () => {
+    const b = shards(8, 9000);
+    const old = b.items
+      .filter((i) => i.kind === 'tool_result')
+      .slice(0, 2)
+      .map((i) => i.id);
+    const r = await climb(
+      staleGroup(b, old),
+      options({
+        budget: budget(15_000),
+        force: true,
+        elide: { minClear: 1e9 },
+        ladder: [elideRung],
+        current: { items: b.items, tokens: total(b.items) },
+      }),
+    );
+    expect(r.report.reasons.some((x) => x.startsWith('earlier compaction not replayed'))).toBe(false);
+    expect(r.report.rungs[0]!.items).toEqual(old);
+  });
 });
