@@ -162,4 +162,35 @@ describe('repairPairing says what it changed', () => {
       .result('b', 'f', '2');
     expect(repairPairing(b.items).repairs).toEqual([]);
   });
+
+  it("binds a result to its id's call in the latest model run; an older unanswered call gets a synthetic result", () => {
+    const b = new PathBuilder()
+      .person('go')
+      .call('x', 'f', { n: 1 }) // p2: never answered
+      .person('again')
+      .call('x', 'f', { n: 2 }) // p4: same id, a later run
+      .result('x', 'f', 'for the second') // p5
+      .result('x', 'f', 'a second result'); // p6
+    const { items, repairs } = repairPairing(b.items);
+    expect(items.map((i) => i.id)).toEqual(['p1', 'p2', syntheticResultId('p2'), 'p3', 'p4', 'p5']);
+    expect(repairs.map((r) => [r.kind, r.itemId])).toEqual([
+      ['rekeyed_duplicate_id', 'p4'],
+      ['dropped_duplicate_result', 'p6'],
+      ['synthesized_result', 'p2'],
+    ]);
+  });
+});
+
+describe('reasoning inside a model run', () => {
+  it('reasoning between parallel calls keeps them one run: their results after both are in place', () => {
+    const b = new PathBuilder()
+      .person('go')
+      .call('a', 'f', {})
+      .add({ kind: 'reasoning', author: 'model', text: 'and also', provider: 'anthropic', signature: 's' })
+      .call('b', 'f', {})
+      .result('a', 'f', '1')
+      .result('b', 'f', '2');
+    expect(validatePairing(b.items)).toEqual([]);
+    expect(repairPairing(b.items).repairs).toEqual([]);
+  });
 });
