@@ -193,4 +193,16 @@ describe('reasoning inside a model run', () => {
     expect(validatePairing(b.items)).toEqual([]);
     expect(repairPairing(b.items).repairs).toEqual([]);
   });
+
+  it('so does a model message between them', () => {
+    const b = new PathBuilder()
+      .person('go')
+      .call('a', 'f', {})
+      .model('while that runs')
+      .call('b', 'f', {})
+      .result('a', 'f', '1')
+      .result('b', 'f', '2');
+    expect(validatePairing(b.items)).toEqual([]);
+    expect(repairPairing(b.items).repairs).toEqual([]);
+  });
 });
