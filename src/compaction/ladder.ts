@@ -128,7 +128,8 @@ export async function climb(path: readonly Item[], o: LadderOptions): Promise<La
     records: CompactionRecord[],
     rendered: RenderedRun[],
     record?: number,
-    after = items === current ? currentTokens : total(items),
+    // Only the early exits leave it out, and they return the request as it stands.
+    after = currentTokens,
   ) => {
     const pagesRung = rungs.find((r) => r.rung === 'snapshot' && r.applied);
     const report: CompactionReport = {
@@ -141,7 +142,7 @@ export async function climb(path: readonly Item[], o: LadderOptions): Promise<La
       ...(record !== undefined ? { tokensRecord: record } : {}),
       fits: after <= target,
       rungs,
-      timeMs: clock() - t0,
+      timeMs: 0, // measured last, below
       reasons,
     };
     const usedPage = records.find((r) => r.rung === 'snapshot')?.params['page'] as PageSpec | undefined;

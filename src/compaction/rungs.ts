@@ -19,8 +19,9 @@ export const DEFAULT_TAIL_FRACTIONS = [0.3, 0.15, 0.05] as const;
 /** Budget for person messages kept verbatim inside the middle (fraction of the target). */
 export const DEFAULT_PERSON_FRACTION = 0.1;
 
-function range(items: readonly Item[], ids: readonly string[]): IdRange {
-  return { from: ids[0] ?? items[0]?.id ?? '', to: ids[ids.length - 1] ?? items[items.length - 1]?.id ?? '' };
+/** From the first to the last id a free rung replaced (it replaced at least one when applied). */
+function range(ids: readonly string[]): IdRange {
+  return { from: ids[0]!, to: ids[ids.length - 1]! };
 }
 
 /** The free rungs replace items by id; their record names those ids so a replay does the same. */
@@ -34,7 +35,7 @@ function byId(rung: 'elide' | 'shed', r: { items: Item[]; tokens: number[]; repo
       kind: 'compaction',
       author: 'machinery',
       rung,
-      range: range(r.items, r.report.items),
+      range: range(r.report.items),
       params: { ids: r.report.items },
     },
   };
@@ -136,9 +137,10 @@ export const snapshotRung: Rung = {
         kind: 'compaction',
         author: 'machinery',
         rung: 'snapshot',
+        // Runs when any were imaged, else the overflow (one of the two is not empty here).
         range: {
-          from: runs[0]?.from ?? overflow[0]?.from ?? '',
-          to: runs[runs.length - 1]?.to ?? overflow[overflow.length - 1]?.to ?? '',
+          from: (runs[0] ?? overflow[0]!).from,
+          to: (runs[runs.length - 1] ?? overflow[overflow.length - 1]!).to,
         },
         params: { runs, overflow, page, ...(text ? { text } : {}), ...(output ? { output } : {}) },
       },

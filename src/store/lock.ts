@@ -114,8 +114,9 @@ export function acquireLock(path: string, what: string): () => void {
       if ((readErr as NodeJS.ErrnoException).code === 'ENOENT') continue; // released meanwhile
       throw readErr;
     }
-    const [pidText, holderStart] = text.trim().split(/\s+/);
-    const pid = Number.parseInt(pidText ?? '', 10);
+    // split always yields a first field ('' for an empty file).
+    const [pidText, holderStart] = text.trim().split(/\s+/) as [string, ...string[]];
+    const pid = Number.parseInt(pidText, 10);
     if (Number.isInteger(pid) && pid > 0 && holderRuns(path, pid, holderStart))
       throw new HistoryLockedError(`${what} is open for writing by process ${pid} (lock file ${path})`);
     if ((!Number.isInteger(pid) || pid <= 0) && Date.now() - statSync(path).mtimeMs < 2000)
