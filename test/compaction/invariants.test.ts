@@ -8,7 +8,7 @@
  * - the same record gives the same bytes, and replaying the records rebuilds the same request.
  * The summarizer is the real `@anthropic-ai/sdk` client against a loopback server.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,6 +19,7 @@ import { rebuildRequest } from '../../src/compaction/record.js';
 import { DEFAULT_PERSON_FRACTION } from '../../src/compaction/rungs.js';
 import { itemEstimator } from '../../src/compaction/estimate.js';
 import { anthropicSummarizer } from '../../src/compaction/summarize.js';
+import { resolveProfile } from '../../src/providers/resolve.js';
 import { sha256Hex } from '../../src/transcript/hash.js';
 import { importTranscript } from '../../src/transcript/import/index.js';
 import type { Item } from '../../src/transcript/items.js';
@@ -252,22 +253,20 @@ describe('ladder invariants', () => {
     expect(figures.rungsApplied['summarize'] ?? 0).toBeGreaterThan(200);
   }, 300_000);
 
-  it('hold over every real transcript in test/fixtures, for a vision and a text-only model', async () => {
-    const dir = join(import.meta.dirname, '../fixtures/transcripts');
-    // The written fixtures and the real public transcripts (real/, sources in its README).
-    const files = [
-      ...readdirSync(dir).filter((f) => /\.(jsonl?|json)$/.test(f)),
-      ...readdirSync(join(dir, 'real'))
-        .filter((f) => f !== 'README.md' && f !== 'claude-code')
-        .map((f) => join('real', f)),
-      // The real Claude Code sessions under 150 KB (their subagent logs aside; the long ones only
-      // add time: the test runs every window on both models).
-      ...readdirSync(join(dir, 'real', 'claude-code'), { recursive: true, encoding: 'utf8' })
-        .filter((f) => f.endsWith('.jsonl') && !f.includes('subagents'))
-        .map((f) => join('real', 'claude-code', f))
-        .filter((f) => statSync(join(dir, f)).size < 150 * 1024),
-    ];
-    expect(files.length).toBeGreaterThanOrEqual(12);
+  const fixtures = join(import.meta.dirname, '../fixtures/transcripts');
+  /** The real Claude Code sessions (their subagent logs aside). */
+  const claudeSessions = (): string[] =>
+    readdirSync(join(fixtures, 'real', 'claude-code'), { recursive: true, encoding: 'utf8' })
+      .filter((f) => f.endsWith('.jsonl') && !f.includes('subagents'))
+      .map((f) => join('real', 'claude-code', f));
+
+  /** Every invariant over each file, for `models` (text-only ones skip files with images) and windows. */
+  async function sweep(
+    files: readonly string[],
+    models: readonly string[],
+    fractions: readonly number[],
+    forces: readonly boolean[],
+  ): Promise<Figures> {
     const figures: Figures = {
       histories: 0,
       compacted: 0,
@@ -287,16 +286,16 @@ describe('ladder invariants', () => {
       maxTokens: 300,
     };
     for (const f of files) {
-      const path = importTranscript(readFileSync(join(dir, f), 'utf8')).items;
+      const path = importTranscript(readFileSync(join(fixtures, f), 'utf8')).items;
       const hasImages = path.some(
         (i) => i.kind === 'image' || (i.kind === 'tool_result' && i.content.some((p) => p.type === 'image')),
       );
-      for (const model of ['claude-sonnet-4-5', ...(hasImages ? [] : ['gpt-3.5-turbo'])]) {
+      for (const model of models.filter((m) => !hasImages || resolveProfile(m).profile.vision)) {
         const size = (await prepareRequest(path, { model, rungs: [] })).estimate;
         // Windows that make the request fit with room, just fit, and need every rung.
-        for (const f of [0.3, 0.5, 0.8, 1.5]) {
-          for (const force of [false, true]) {
-            const window = 100 + Math.ceil(size * f);
+        for (const fraction of fractions) {
+          for (const force of forces) {
+            const window = 100 + Math.ceil(size * fraction);
             const options = { model, budget: { window, maxOutput: 100, margin: 0 }, summarizer };
             const r = await prepareRequest(path, options, force);
             const again = await prepareRequest(path, options, force);
@@ -314,10 +313,30 @@ describe('ladder invariants', () => {
         }
       }
     }
+    return figures;
+  }
+
+  it('hold over every real transcript in test/fixtures, for a vision and a text-only model', async () => {
+    // The written fixtures, the real public transcripts (real/, sources in its README) and the 13 real
+    // Claude Code sessions.
+    const files = [
+      ...readdirSync(fixtures).filter((f) => /\.(jsonl?|json)$/.test(f)),
+      ...readdirSync(join(fixtures, 'real'))
+        .filter((f) => f !== 'README.md' && f !== 'claude-code')
+        .map((f) => join('real', f)),
+      ...claudeSessions(),
+    ];
+    expect(files.length).toBeGreaterThanOrEqual(12);
+    const figures = await sweep(
+      files,
+      ['claude-sonnet-4-5', 'gpt-3.5-turbo'],
+      [0.3, 0.5, 0.8, 1.5],
+      [false, true],
+    );
     console.log('fixtures', files.length, JSON.stringify(figures));
-    // 6 written fixtures: 48 passes (those with images run one model); 6 real ones and 7 real Claude
-    // Code sessions, none with images, 2 models × 8 windows each: 208.
-    expect(figures.histories).toBe(256);
+    // 6 written fixtures: 48 passes (those with images run one model); 6 real ones and 13 real Claude
+    // Code sessions, none with images, 2 models × 8 windows each: 304.
+    expect(figures.histories).toBe(352);
     expect(figures.compacted).toBeGreaterThan(100);
   }, 300_000);
 });
