@@ -20,3 +20,4 @@ export { ANTHROPIC_DEFAULT_MAX_TOKENS } from './anthropic.js';
 export * from './screen.js';
 export * from './export.js';
 export * from './bodies.js';
+export * from './sdk-messages.js';
