@@ -1,8 +1,9 @@
 /**
  * A smoke test the edge entries must pass on every runtime (Node, Bun, Deno): plain JavaScript that
- * imports the built bundles (dist/bundle/) by file URL, renders a page and decodes it back, imports a
- * transcript, builds a wire body for each provider and serves a request from the serverless handler.
- * Run by scripts/runtimes.mjs under each runtime; prints one line, throws on any failure.
+ * imports the built bundles (dist/bundle/) by file URL and runs the checks of scripts/runtime-checks.mjs
+ * (render and decode, transcript import, a wire body for each provider, an estimate, compaction, the
+ * serverless handler). Run by scripts/runtimes.mjs under each runtime; prints one line, throws on any
+ * failure. workerd runs the same checks from scripts/runtime-worker.mjs.
  */
 /* global URL */
 import { runChecks } from './runtime-checks.mjs';

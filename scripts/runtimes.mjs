@@ -7,6 +7,7 @@
  * esbuild) served on a free 127.0.0.1 port from a Cap'n Proto config written here; one request runs it.
  * The WASM core goes in as a `wasm` module of that config: workerd refuses run-time compiles.
  */
+/* global fetch */
 import { execFileSync, spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -69,6 +70,7 @@ async function freePort() {
 }
 
 async function runWorkerd(bin) {
+  const label = execFileSync(bin, ['--version'], { encoding: 'utf8' }).trim(); // e.g. workerd 2026-11-17
   const dir = join(cache, 'workerd', 'smoke');
   mkdirSync(dir, { recursive: true });
   await build({
@@ -108,7 +110,9 @@ const smoke :Workerd.Worker = (
     // Poll until the socket listens (workerd prints nothing when ready); give up if it exits.
     for (let attempt = 0; ; attempt++) {
       const res = await Promise.race([
-        fetch(`http://127.0.0.1:${port}/smoke`).catch((err) => (attempt < 100 ? null : Promise.reject(err))),
+        fetch(`http://127.0.0.1:${port}/smoke?runtime=${encodeURIComponent(label)}`).catch((err) =>
+          attempt < 300 ? null : Promise.reject(err),
+        ),
         died,
       ]);
       if (res) {
