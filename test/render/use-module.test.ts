@@ -6,17 +6,20 @@ import { decode, normalize, render, useWasmModule } from '../../src/render/index
 const wasmFile = new URL('../../build/glyphfold.wasm', import.meta.url);
 const options = { shape: { width: 504, height: 400 }, variant: 'gf-6x10', engine: 'wasm' } as const;
 const text = 'A host-compiled core.\n' + 'wrap '.repeat(80);
+// The ES2023 lib used here does not declare the WebAssembly JS API.
+const { Module } = (globalThis as unknown as { WebAssembly: { Module: new (bytes: Uint8Array) => object } })
+  .WebAssembly;
 
 // The order matters: no render before these, so no idle core built from the embedded bytes is reused.
 describe('useWasmModule', () => {
   it('is the module the WASM engine instantiates: an empty module fails the render', async () => {
-    const empty = new WebAssembly.Module(new Uint8Array([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0]));
+    const empty = new Module(new Uint8Array([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0]));
     useWasmModule(empty);
     await expect(render(text, options)).rejects.toThrow();
   });
 
   it('renders with a module compiled by the host', async () => {
-    useWasmModule(new WebAssembly.Module(readFileSync(wasmFile)));
+    useWasmModule(new Module(readFileSync(wasmFile)));
     const { pages } = await render(text, options);
     expect(pages.length).toBeGreaterThan(0);
     expect(
