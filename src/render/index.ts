@@ -8,7 +8,7 @@ import type { Layout, Spacing, Variant } from './variant.js';
 import type { PageShape } from './geometry.js';
 import { encodePng, type Compression, type DeflatePath } from './png.js';
 import { layoutGeometry, renderScanlines } from './reference.js';
-import { loadWasmCore, type WasmCore } from './wasm.js';
+import { loadWasmCore, useWasmModule as setWasmModule, type WasmCore } from './wasm.js';
 
 export { cellSize, CELL_NAMES, MAX_SCALE, type CellName } from './cells.js';
 export { normalize, TAB_WIDTH } from './normalize.js';
@@ -123,6 +123,16 @@ async function acquireCore(required: boolean): Promise<WasmCore | undefined> {
   }
   if (required) throw new Error('the WASM engine is not available in this runtime', { cause: wasmFailure });
   return undefined;
+}
+
+/**
+ * Makes the WASM engine use `module`, a `WebAssembly.Module` of the core (`glyphfold/glyphfold.wasm`)
+ * compiled by the host, where run-time compiles are refused (Cloudflare Workers: import the `.wasm` as
+ * a module). Call it before the first render; a failure to compile earlier is forgotten.
+ */
+export function useWasmModule(module: object): void {
+  setWasmModule(module);
+  wasmFailure = undefined;
 }
 
 function releaseCore(core: WasmCore): void {

@@ -125,6 +125,21 @@ export function wasmModule(): Promise<object> {
   return compiled;
 }
 
+/**
+ * Hands the core a `WebAssembly.Module` compiled elsewhere, for runtimes that refuse to compile WASM
+ * from bytes at run time (Cloudflare Workers, workerd: "Wasm code generation disallowed by embedder")
+ * but accept a `.wasm` module import: `import core from 'glyphfold/glyphfold.wasm'` there, then
+ * `useWasmModule(core)` before the first `render()`. Throws a TypeError for anything but a module.
+ */
+export function useWasmModule(module: object): void {
+  const api = wasmApi as unknown as { Module?: new (...args: never[]) => object };
+  if (api === undefined || typeof api.Module !== 'function' || !(module instanceof api.Module))
+    throw new TypeError(
+      `useWasmModule: expected a WebAssembly.Module, found ${module === null ? 'null' : typeof module}`,
+    );
+  compiled = Promise.resolve(module);
+}
+
 /** Compiles the embedded module once per process and returns a fresh core over a new instance. */
 export async function loadWasmCore(): Promise<WasmCore> {
   return loadWasmCoreFrom(await wasmModule());
