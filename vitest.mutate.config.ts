@@ -35,6 +35,7 @@ export default defineConfig({
       'test/store/workspace.conformance.test.ts',
       'test/store/workspace-index.test.ts',
       'test/store/lazy-items.test.ts',
+      'test/store/workspace-edges.test.ts',
       'test/render/decode.test.ts',
       'test/render/png.test.ts',
       'test/render/inflate.test.ts',

@@ -1,0 +1,167 @@
+/**
+ * The workspace's edges (issue 18): a read-only workspace (no writer, an index in memory), a system
+ * prompt fixed at creation, a conversation whose log was written but never indexed, an uncommitted
+ * tail set aside, an empty log taken over with acceptDamage, an unreadable database moved aside.
+ */
+import { appendFileSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { LogIntegrityError, Workspace } from '../../src/store/workspace.js';
+
+const sqlite = createRequire(import.meta.url)('better-sqlite3') as new (file: string) => {
+  exec(sql: string): void;
+  close(): void;
+};
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'gf-wse-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+function seed(ws: Workspace, conversation = 'c1', agent = 'main', turns = 2): void {
+  const h = ws.history(conversation, agent);
+  for (let t = 1; t <= turns; t++) {
+    h.append({ kind: 'message', author: 'person', text: `question ${t}` });
+    h.append({ kind: 'message', author: 'model', text: `answer ${t}` });
+    h.commit();
+  }
+  h.close();
+}
+
+describe('a read-only workspace', () => {
+  it('refuses a directory without a workspace and creates nothing there', () => {
+    expect(() => Workspace.open(dir, { readOnly: true })).toThrow(
+      `no glyphfold workspace in ${dir} (expected ${join(dir, 'logs')})`,
+    );
+    expect(readdirSync(dir)).toEqual([]);
+    expect(Workspace.open(dir).readOnly).toBe(false);
+    expect(existsSync(join(dir, 'logs'))).toBe(true);
+  });
+
+  it('opens histories only for reading, and without a database indexes the logs in memory', () => {
+    const w = Workspace.open(dir);
+    seed(w, 'c1');
+    seed(w, 'c2', 'helper', 3);
+    w.close();
+    for (const f of ['workspace.db', 'workspace.db-wal', 'workspace.db-shm'])
+      rmSync(join(dir, f), { force: true });
+    const ro = Workspace.open(dir, { readOnly: true });
+    expect(ro.readOnly).toBe(true);
+    expect(() => ro.history('c1')).toThrow(
+      `conversation c1 agent main: the workspace ${dir} is open read-only; pass { readOnly: true }`,
+    );
+    expect(ro.conversations()).toEqual(['c1', 'c2']);
+    expect(ro.conversation('c2')?.agents).toEqual(['helper']);
+    const h = ro.history('c2', 'helper', { readOnly: true });
+    expect(h.turn).toBe(3);
+    h.close();
+    ro.close();
+    expect(existsSync(join(dir, 'workspace.db'))).toBe(false);
+  });
+});
+
+describe('system prompt', () => {
+  it('is recorded when the history is created and must match on every later open that names one', () => {
+    const ws = Workspace.open(dir);
+    const h = ws.history('c1', 'main', { system: 'Be brief.' });
+    expect(h.system).toBe('Be brief.');
+    h.append({ kind: 'message', author: 'person', text: 'hi' });
+    h.commit();
+    h.close();
+    const same = ws.history('c1', 'main', { system: 'Be brief.' });
+    expect(same.system).toBe('Be brief.');
+    same.close();
+    const unnamed = ws.history('c1', 'main', { readOnly: true });
+    expect(unnamed.system).toBe('Be brief.');
+    unnamed.close();
+    expect(() => ws.history('c1', 'main', { system: 'Be verbose.' })).toThrow(
+      'conversation c1 agent main exists and was created with another system prompt (9 chars)',
+    );
+    // Without one recorded, naming one is the mismatch too; the refused open left the lock free.
+    seed(ws, 'c2');
+    expect(() => ws.history('c2', 'main', { system: 'x' })).toThrow(
+      'conversation c2 agent main exists and was created with no system prompt',
+    );
+    const again = ws.history('c2');
+    expect(again.system).toBeUndefined();
+    again.close();
+    ws.close();
+  });
+});
+
+describe('recovery on open', () => {
+  it('indexes a conversation whose logs were written but never indexed, skipping foreign files', () => {
+    const ws = Workspace.open(dir);
+    seed(ws, 'c1', 'main', 2);
+    seed(ws, 'c1', 'helper', 1);
+    ws.close();
+    // A crash between creating the logs and indexing them: the rows are gone, the logs are there.
+    const db = new sqlite(join(dir, 'workspace.db'));
+    db.exec("DELETE FROM checkpoints; DELETE FROM histories; DELETE FROM conversations WHERE id = 'c1';");
+    db.close();
+    writeFileSync(join(dir, 'logs', 'c1', 'notes.txt'), 'not a log');
+    writeFileSync(join(dir, 'logs', 'c1', 'bad name!.jsonl'), 'not a valid agent id');
+    const again = Workspace.open(dir);
+    expect(again.conversations()).toEqual([]);
+    expect(again.conversation('c1')).toMatchObject({ id: 'c1', agents: ['helper', 'main'] });
+    expect(again.conversations()).toEqual(['c1']);
+    expect(again.historyRow('c1', 'main')).toMatchObject({ turn: 2, items: 4 });
+    expect(again.conversation('c9')).toBeUndefined();
+    again.close();
+  });
+
+  it('sets an uncommitted tail aside and says where', () => {
+    const ws = Workspace.open(dir);
+    seed(ws);
+    appendFileSync(ws.logPath('c1', 'main'), '{"t":"item","half a line');
+    const h = ws.history('c1');
+    const p = h.problems.find((x) => x.kind === 'uncommitted');
+    expect(p?.message).toMatch(/; the bytes were moved to .+/);
+    const aside = p!.message.split('; the bytes were moved to ')[1]!;
+    expect(existsSync(aside)).toBe(true);
+    expect(h.turn).toBe(2);
+    h.close();
+    ws.close();
+  });
+
+  it('refuses an empty log for writing, and with acceptDamage starts it over', () => {
+    const ws = Workspace.open(dir);
+    seed(ws);
+    ws.close();
+    writeFileSync(join(dir, 'logs', 'c1', 'main.jsonl'), '');
+    const w = Workspace.open(dir);
+    expect(() => w.history('c1')).toThrow(LogIntegrityError);
+    const h = w.history('c1', 'main', { acceptDamage: true });
+    expect(h.path()).toEqual([]);
+    h.append({ kind: 'message', author: 'person', text: 'again' });
+    h.commit();
+    h.close();
+    const r = w.history('c1', 'main', { readOnly: true });
+    expect(r.path().map((i) => ('text' in i ? i.text : i.kind))).toEqual(['again']);
+    expect(r.problems.filter((x) => x.kind !== 'truncated')).toEqual([]);
+    r.close();
+    w.close();
+  });
+});
+
+describe('reindex of an unreadable database', () => {
+  it('moves it aside with its WAL companions and rebuilds from the logs', () => {
+    const ws = Workspace.open(dir);
+    seed(ws);
+    ws.close();
+    for (const f of ['workspace.db-wal', 'workspace.db-shm']) rmSync(join(dir, f), { force: true });
+    writeFileSync(join(dir, 'workspace.db'), 'this is not a database'.repeat(200));
+    writeFileSync(join(dir, 'workspace.db-wal'), '');
+    const w = Workspace.open(dir);
+    const report = w.reindex();
+    expect(report.movedAside).toMatch(/workspace\.db\.corrupt-\d+$/);
+    expect(existsSync(report.movedAside!)).toBe(true);
+    expect(existsSync(`${report.movedAside!}-wal`)).toBe(true);
+    expect(report).toMatchObject({ conversations: 1, histories: 1, items: 4, losses: [] });
+    expect(w.historyRow('c1', 'main')).toMatchObject({ turn: 2, items: 4 });
+    w.close();
+  });
+});
