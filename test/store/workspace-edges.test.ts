@@ -3,12 +3,26 @@
  * prompt fixed at creation, a conversation whose log was written but never indexed, an uncommitted
  * tail set aside, an empty log taken over with acceptDamage, an unreadable database moved aside.
  */
-import { appendFileSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  copyFileSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LogIntegrityError, Workspace } from '../../src/store/workspace.js';
+import {
+  LogIntegrityError,
+  ReindexLossError,
+  Workspace,
+  WorkspaceDatabaseError,
+} from '../../src/store/workspace.js';
 
 const sqlite = createRequire(import.meta.url)('better-sqlite3') as new (file: string) => {
   exec(sql: string): void;
@@ -163,5 +177,154 @@ describe('reindex of an unreadable database', () => {
     expect(report).toMatchObject({ conversations: 1, histories: 1, items: 4, losses: [] });
     expect(w.historyRow('c1', 'main')).toMatchObject({ turn: 2, items: 4 });
     w.close();
+  });
+});
+
+describe('reindex against what the database recorded', () => {
+  /** c1 (2 turns), c2 (2 turns) and c3 (2 turns) in `dir`, the database closed. */
+  function three(): void {
+    const ws = Workspace.open(dir);
+    for (const c of ['c1', 'c2', 'c3']) seed(ws, c);
+    ws.close();
+  }
+
+  it('refuses a log gone, truncated or rewritten, names each, changes nothing; acceptLoss rebuilds', () => {
+    three();
+    rmSync(join(dir, 'logs', 'c1', 'main.jsonl'));
+    const c2 = join(dir, 'logs', 'c2', 'main.jsonl');
+    const lines = readFileSync(c2, 'utf8').split('\n');
+    writeFileSync(c2, lines.slice(0, 4).join('\n') + '\n'); // header + turn 1
+    // c3: a log of the same shape written elsewhere (other text), copied over.
+    const other = mkdtempSync(join(tmpdir(), 'gf-wse-other-'));
+    try {
+      const o = Workspace.open(other);
+      const h = o.history('c3');
+      for (let t = 1; t <= 2; t++) {
+        h.append({ kind: 'message', author: 'person', text: `other ${t}` });
+        h.append({ kind: 'message', author: 'model', text: `reply ${t}` });
+        h.commit();
+      }
+      h.close();
+      o.close();
+      copyFileSync(join(other, 'logs', 'c3', 'main.jsonl'), join(dir, 'logs', 'c3', 'main.jsonl'));
+    } finally {
+      rmSync(other, { recursive: true, force: true });
+    }
+    const ws = Workspace.open(dir);
+    let err: unknown;
+    try {
+      ws.reindex();
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ReindexLossError);
+    const e = err as ReindexLossError;
+    expect(e.name).toBe('ReindexLossError');
+    const byConv = Object.fromEntries(e.losses.map((l) => [l.conversation, l]));
+    expect(byConv['c1']).toEqual({
+      conversation: 'c1',
+      agent: 'main',
+      kind: 'missing',
+      message: 'the log is gone; the database recorded 7 committed lines (turn 2, 4 items)',
+    });
+    expect(byConv['c2']).toEqual({
+      conversation: 'c2',
+      agent: 'main',
+      kind: 'truncated',
+      message: 'the log has 4 committed lines; the database recorded 7 (turn 2, 4 items)',
+    });
+    expect(byConv['c3']).toMatchObject({ conversation: 'c3', agent: 'main', kind: 'rewritten' });
+    expect(byConv['c3']!.message).toMatch(
+      /^line 7 is not the commit the database recorded \(hash [0-9a-f]{12}…\): the log was rewritten$/,
+    );
+    expect(e.message).toMatch(
+      /^reindex: 3 log\(s\) hold less than the workspace database recorded as committed; nothing was changed\./,
+    );
+    expect(e.message).toContain('\n  c1/main: missing: the log is gone;');
+    expect(e.message).toContain('\n  c2/main: truncated: the log has 4 committed lines;');
+    // Nothing changed: the rows still say what was committed.
+    expect(ws.conversations()).toEqual(['c1', 'c2', 'c3']);
+    expect(ws.historyRow('c2', 'main')).toMatchObject({ lines: 7, turn: 2 });
+    const report = ws.reindex({ acceptLoss: true });
+    expect(report.losses.map((l) => l.kind).sort()).toEqual(['missing', 'rewritten', 'truncated']);
+    expect(report).toMatchObject({ conversations: 2, histories: 2, items: 2 + 4 });
+    expect(ws.conversations()).toEqual(['c2', 'c3']);
+    expect(ws.historyRow('c2', 'main')).toMatchObject({ lines: 4, turn: 1, items: 2 });
+    ws.close();
+  });
+
+  it('reports the problems of each log, and none for a clean one', () => {
+    three();
+    appendFileSync(join(dir, 'logs', 'c2', 'main.jsonl'), '{"t":"item","half');
+    const ws = Workspace.open(dir);
+    const report = ws.reindex();
+    expect(report.problems.map((p) => [p.conversation, p.agent, p.problems.map((x) => x.kind)])).toEqual([
+      ['c2', 'main', ['uncommitted']],
+    ]);
+    expect(report).toMatchObject({ conversations: 3, histories: 3, items: 12, losses: [] });
+    ws.close();
+  });
+});
+
+describe('an unreadable database', () => {
+  it('is an error naming the file and the repair, with the error names set', () => {
+    const ws = Workspace.open(dir);
+    seed(ws);
+    ws.close();
+    for (const f of ['workspace.db-wal', 'workspace.db-shm']) rmSync(join(dir, f), { force: true });
+    writeFileSync(join(dir, 'workspace.db'), 'this is not a database'.repeat(200));
+    const w = Workspace.open(dir);
+    let err: unknown;
+    try {
+      w.conversations();
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(WorkspaceDatabaseError);
+    expect((err as Error).name).toBe('WorkspaceDatabaseError');
+    expect((err as Error).message).toMatch(
+      new RegExp(
+        `^the workspace database ${join(dir, 'workspace.db')} cannot be read \\(.+\\); the logs are intact: `,
+      ),
+    );
+    expect((err as Error).message).toContain(`'glyphfold reindex --workspace ${dir}' moves it aside`);
+    expect((err as Error).cause).toBeInstanceOf(Error);
+    w.close();
+  });
+
+  it('a damaged log opened for writing is a LogIntegrityError by name', () => {
+    const ws = Workspace.open(dir);
+    seed(ws);
+    const path = ws.logPath('c1', 'main');
+    writeFileSync(path, readFileSync(path, 'utf8').replace('question 1', 'question X'));
+    let err: unknown;
+    try {
+      ws.history('c1');
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(LogIntegrityError);
+    expect((err as Error).name).toBe('LogIntegrityError');
+    expect((err as Error).message).toMatch(/is damaged; refusing to write on top of it .*:\n  \S/);
+    ws.close();
+  });
+});
+
+describe('fork', () => {
+  it('names a new conversation c_ and 12 hex digits when none is given, and records its lineage', () => {
+    const ws = Workspace.open(dir);
+    const h = ws.history('c1', 'helper');
+    h.append({ kind: 'message', author: 'person', text: 'q' });
+    h.commit();
+    const f = h.fork();
+    expect(f.conversation).toMatch(/^c_[0-9a-f]{12}$/);
+    expect(ws.conversation(f.conversation)?.forkedFrom).toEqual({
+      conversation: 'c1',
+      agent: 'helper',
+      tip: h.tip,
+    });
+    f.close();
+    h.close();
+    ws.close();
   });
 });
