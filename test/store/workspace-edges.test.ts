@@ -23,6 +23,7 @@ import {
   Workspace,
   WorkspaceDatabaseError,
 } from '../../src/store/workspace.js';
+import { encodeEntries } from '../../src/transcript/log.js';
 
 const sqlite = createRequire(import.meta.url)('better-sqlite3') as new (file: string) => {
   exec(sql: string): void;
@@ -325,6 +326,73 @@ describe('fork', () => {
     });
     f.close();
     h.close();
+    ws.close();
+  });
+});
+
+describe('reindex reads a log as the tree does', () => {
+  it('ignores a repeated item and a tip or checkpoint naming an unknown item; a null tip and checkpoint count', () => {
+    const ws = Workspace.open(dir);
+    const h = ws.history('c1');
+    h.append({ kind: 'message', author: 'person', text: 'one' });
+    h.append({ kind: 'message', author: 'model', text: 'two' });
+    h.commit();
+    const [first, second] = h.path();
+    h.close();
+    const row = ws.historyRow('c1', 'main')!;
+    const time = new Date(0).toISOString();
+    const cp = (label: string, at: string | null) => ({
+      t: 'checkpoint' as const,
+      checkpoint: { label, at, turn: 1, time, files: {} },
+    });
+    // Written as a buggy writer would: a valid chain whose entries reference what is not there.
+    const { text } = encodeEntries(
+      [
+        { t: 'item', item: { ...first! } },
+        { t: 'tip', tip: 'i_nowhere' },
+        cp('lost', 'i_nowhere'),
+        cp('start', null),
+        cp('kept', first!.id),
+        { t: 'commit', turn: 2, time },
+      ],
+      row.head!,
+    );
+    appendFileSync(ws.logPath('c1', 'main'), text);
+    ws.reindex();
+    expect(ws.historyRow('c1', 'main')).toMatchObject({
+      items: 2,
+      tip: second!.id,
+      turn: 2,
+      lines: row.lines + 6,
+    });
+    const r = ws.history('c1', 'main', { readOnly: true });
+    expect(r.tip).toBe(second!.id);
+    expect(r.path()).toHaveLength(2);
+    expect(
+      r
+        .checkpoints()
+        .map((c) => c.label)
+        .sort(),
+    ).toEqual(['kept', 'start']);
+    r.close();
+    // The null tip is taken: after it the row's tip is null.
+    const { text: reset } = encodeEntries(
+      [
+        { t: 'tip', tip: null },
+        { t: 'commit', turn: 3, time },
+      ],
+      ws.historyRow('c1', 'main')!.head!,
+    );
+    appendFileSync(ws.logPath('c1', 'main'), reset);
+    ws.reindex();
+    expect(ws.historyRow('c1', 'main')).toMatchObject({ items: 2, tip: null, turn: 3 });
+    const labels = new sqlite(join(dir, 'workspace.db')) as unknown as {
+      prepare(s: string): { all(): { label: string }[] };
+      close(): void;
+    };
+    const rows = labels.prepare('SELECT label FROM checkpoints ORDER BY label').all();
+    labels.close();
+    expect(rows.map((x) => x.label)).toEqual(['kept', 'start']);
     ws.close();
   });
 });
