@@ -27,6 +27,7 @@ import { encodeEntries } from '../../src/transcript/log.js';
 
 const sqlite = createRequire(import.meta.url)('better-sqlite3') as new (file: string) => {
   exec(sql: string): void;
+  prepare(sql: string): { all(): unknown[] };
   close(): void;
 };
 
@@ -386,11 +387,8 @@ describe('reindex reads a log as the tree does', () => {
     appendFileSync(ws.logPath('c1', 'main'), reset);
     ws.reindex();
     expect(ws.historyRow('c1', 'main')).toMatchObject({ items: 2, tip: null, turn: 3 });
-    const labels = new sqlite(join(dir, 'workspace.db')) as unknown as {
-      prepare(s: string): { all(): { label: string }[] };
-      close(): void;
-    };
-    const rows = labels.prepare('SELECT label FROM checkpoints ORDER BY label').all();
+    const labels = new sqlite(join(dir, 'workspace.db'));
+    const rows = labels.prepare('SELECT label FROM checkpoints ORDER BY label').all() as { label: string }[];
     labels.close();
     expect(rows.map((x) => x.label)).toEqual(['kept', 'start']);
     ws.close();
