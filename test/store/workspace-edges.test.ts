@@ -307,7 +307,7 @@ describe('an unreadable database', () => {
     }
     expect(err).toBeInstanceOf(LogIntegrityError);
     expect((err as Error).name).toBe('LogIntegrityError');
-    expect((err as Error).message).toMatch(/is damaged; refusing to write on top of it .*:\n  \S/);
+    expect((err as Error).message).toMatch(/is damaged; refusing to write on top of it .*:\n {2}\S/);
     ws.close();
   });
 });
