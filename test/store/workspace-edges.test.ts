@@ -7,6 +7,7 @@ import {
   appendFileSync,
   copyFileSync,
   existsSync,
+  mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
@@ -23,6 +24,7 @@ import {
   Workspace,
   WorkspaceDatabaseError,
 } from '../../src/store/workspace.js';
+import { LogFullError } from '../../src/store/logfile.js';
 import { encodeEntries } from '../../src/transcript/log.js';
 
 const sqlite = createRequire(import.meta.url)('better-sqlite3') as new (file: string) => {
@@ -391,6 +393,87 @@ describe('reindex reads a log as the tree does', () => {
     const rows = labels.prepare('SELECT label FROM checkpoints ORDER BY label').all() as { label: string }[];
     labels.close();
     expect(rows.map((x) => x.label)).toEqual(['kept', 'start']);
+    ws.close();
+  });
+});
+
+describe('options and names', () => {
+  it('passes its history options (clock, ids) and its log size limit to every history', () => {
+    let n = 0;
+    const ws = Workspace.open(dir, {
+      now: () => new Date('2020-01-02T03:04:05.000Z'),
+      newId: () => `id${++n}`,
+      maxLogBytes: 4096,
+    });
+    const h = ws.history('c1');
+    h.append({ kind: 'message', author: 'person', text: 'hi' });
+    h.commit();
+    expect(h.path().map((i) => [i.id, i.time])).toEqual([['id1', '2020-01-02T03:04:05.000Z']]);
+    h.append({ kind: 'message', author: 'model', text: 'x'.repeat(5000) });
+    expect(() => h.commit()).toThrow(LogFullError);
+    h.close();
+    ws.close();
+  });
+
+  it('names the kind of a bad id, and the lock after the whole agent name', () => {
+    const ws = Workspace.open(dir);
+    expect(() => ws.conversation('bad id')).toThrow(/^conversation id "bad id" is not allowed/);
+    expect(() => ws.history('c1', 'bad agent')).toThrow(/^agent id "bad agent" is not allowed/);
+    mkdirSync(join(dir, 'logs', 'bad conv'));
+    mkdirSync(join(dir, 'logs', 'c2'));
+    writeFileSync(join(dir, 'logs', 'c2', 'bad agent.jsonl'), '');
+    expect(ws.reindex().skipped).toEqual(['logs/bad conv', 'logs/c2/bad agent.jsonl']);
+    // An agent name may hold ".jsonl": only the file's own suffix becomes ".lock".
+    const h = ws.history('c1', 'v.jsonl.2');
+    expect(existsSync(join(dir, 'logs', 'c1', 'v.jsonl.2.lock'))).toBe(true);
+    h.close();
+    const f = ws.history('c1');
+    expect(() => f.fork({ conversation: 'no good' })).toThrow(/^conversation id "no good" is not allowed/);
+    f.close();
+    ws.close();
+  });
+
+  it('lists no lineage for a conversation that was not forked', () => {
+    const ws = Workspace.open(dir);
+    seed(ws);
+    const info = ws.conversation('c1')!;
+    expect(Object.keys(info).sort()).toEqual(['agents', 'created', 'id']);
+    ws.close();
+  });
+
+  it('reopens a history that was never committed to, for writing, without problems', () => {
+    const ws = Workspace.open(dir);
+    ws.history('c1').close();
+    const h = ws.history('c1');
+    expect(h.problems).toEqual([]);
+    h.append({ kind: 'message', author: 'person', text: 'first' });
+    h.commit();
+    h.close();
+    const r = ws.history('c1', 'main', { readOnly: true });
+    expect(r.problems).toEqual([]);
+    expect(r.path()).toHaveLength(1);
+    r.close();
+    ws.close();
+  });
+
+  it('reads back items written in this session from where they were written, when none are kept', () => {
+    const ws = Workspace.open(dir, { retainBytes: 0 });
+    const h = ws.history('c1');
+    for (let t = 1; t <= 3; t++) {
+      h.append({ kind: 'message', author: 'person', text: `question ${t}` });
+      h.commit();
+    }
+    expect(h.path().map((i) => ('text' in i ? i.text : ''))).toEqual([
+      'question 1',
+      'question 2',
+      'question 3',
+    ]);
+    const path = ws.logPath('c1', 'main');
+    writeFileSync(path, readFileSync(path, 'utf8').replace('question 2', 'question 9'));
+    expect(() => h.path()).toThrow(
+      /the bytes changed since the log was opened \(sha256 [0-9a-f]{12}… expected\)$/,
+    );
+    h.close();
     ws.close();
   });
 });
