@@ -14,6 +14,7 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -475,5 +476,34 @@ describe('options and names', () => {
     );
     h.close();
     ws.close();
+  });
+});
+
+describe('a row one commit behind its log (a crash between the two)', () => {
+  it('is brought up to date on open, and the history counts from the log', () => {
+    const ws = Workspace.open(dir);
+    seed(ws, 'c1', 'main', 2);
+    const lines = readFileSync(ws.logPath('c1', 'main'), 'utf8').split('\n');
+    const firstItem = (JSON.parse(lines[1]!) as { item: { id: string } }).item.id;
+    ws.close();
+    const head = createHash('sha256').update(lines[3]!).digest('hex');
+    const behind = (): void => {
+      const db = new sqlite(join(dir, 'workspace.db'));
+      db.exec(`UPDATE histories SET lines = 4, turn = 1, items = 2, tip = '${firstItem}', head = '${head}'`);
+      db.close();
+    };
+    const again = Workspace.open(dir);
+    for (const readOnly of [true, false]) {
+      behind();
+      const h = again.history('c1', 'main', { readOnly });
+      expect(h.problems).toEqual([]);
+      expect(h.turn).toBe(2);
+      expect(h.path()).toHaveLength(4);
+      expect(h.tip).toBe(h.path()[3]!.id);
+      h.close();
+      expect(again.historyRow('c1', 'main')).toMatchObject({ lines: 7, turn: 2, items: 4 });
+    }
+    expect(again.historyRow('c1', 'main')).toMatchObject({ lines: 7, turn: 2, items: 4 });
+    again.close();
   });
 });
