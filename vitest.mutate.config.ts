@@ -34,6 +34,8 @@ export default defineConfig({
       'test/store/lock-unit.test.ts',
       'test/store/workspace.conformance.test.ts',
       'test/store/workspace-index.test.ts',
+      'test/store/lazy-items.test.ts',
+      'test/store/workspace-edges.test.ts',
       'test/render/decode.test.ts',
       'test/render/png.test.ts',
       'test/render/inflate.test.ts',

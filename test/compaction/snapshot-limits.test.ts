@@ -277,4 +277,35 @@ describe('snapshot() at its limits', () => {
     expect(r.tokens[at]).toBe(Math.ceil((400 * p[0]!.height) / 1200));
     expect(r.report.details!.imageTokens).toBe(r.tokens[at]);
   });
+
+  it('records the full page variant, the compression asked for, and a page chosen among candidates', async () => {
+    const h = history(2);
+    const plain = await snapshot(h.items, h.tokens, RENDERER, options());
+    expect(plain.decision.page).toEqual({
+      width: 400,
+      height: 300,
+      cell: '4x6',
+      scale: 1,
+      spacing: { x: 0, y: 0 },
+      layout: 'lines',
+      variant: '4x6',
+      tokens: 100,
+    });
+    const fastest = await snapshot(
+      h.items,
+      h.tokens,
+      RENDERER,
+      options({ page: { ...PAGE, compression: 'fastest' } }),
+    );
+    expect(fastest.decision.page.compression).toBe('fastest');
+    expect(fastest.rendered[0]!.pages[0]!.png).not.toEqual(plain.rendered[0]!.pages[0]!.png);
+    // Candidates: the narrow page needs more pages for the same text at the same price per page.
+    const wide = { ...PAGE, width: 800, tokens: 100, cols: 200, rowsPerPage: 50 };
+    const narrow = { ...PAGE, width: 200, tokens: 100, cols: 50, rowsPerPage: 50 };
+    const chosen = await snapshot(h.items, h.tokens, RENDERER, options({ pages: [narrow, wide] }));
+    expect(chosen.decision.page.width).toBe(800);
+    // One candidate is no choice: the pass keeps its own page.
+    const single = await snapshot(h.items, h.tokens, RENDERER, options({ pages: [wide] }));
+    expect(single.decision.page.width).toBe(400);
+  });
 });

@@ -9,10 +9,13 @@ import {
   applySnapshot,
   pageCost,
   readingHint,
+  renderPages,
   rowsUpperBound,
   snapshotHeader,
   type PageSpec,
 } from '../../src/compaction/snapshot.js';
+import { decode, normalize } from '../../src/render/index.js';
+import { formatItems } from '../../src/compaction/text.js';
 import { Builder } from './builder.js';
 
 /** The bound's own rule, written out: ⌈(cells − cols) / (cols − 1)⌉ more rows past the first. */
@@ -100,6 +103,37 @@ describe('applySnapshot (replay)', () => {
       ...items.slice(4).map((i) => i.id),
     ]);
   });
+  it('replays a record without text/output formats as json and verbatim, and honours trim and compression', async () => {
+    const t = new Builder();
+    t.person('Task');
+    t.tool('read_file', { path: 'notes.md' }, JSON.stringify({ content: 'line one\nline two' }));
+    t.person('next');
+    const run = t.items.slice(1, 3);
+    const runs = [{ from: run[0]!.id, to: run[1]!.id }];
+    const old = await applySnapshot(t.items, { runs, page }, RENDERER);
+    expect(old.rendered[0]!.text).toBe(formatItems(run, { toolInput: 'json', toolOutput: 'verbatim' }));
+    const now = await applySnapshot(t.items, { runs, page, text: 'fields', output: 'readable' }, RENDERER);
+    expect(now.rendered[0]!.text).toBe(formatItems(run, { toolInput: 'fields', toolOutput: 'readable' }));
+    expect(now.rendered[0]!.text).not.toBe(old.rendered[0]!.text);
+    // Untrimmed records keep full pages; trimmed ones cut the last page to its rows.
+    expect(old.rendered[0]!.pages.map((p) => p.height)).toEqual([300]);
+    const trimmed = await applySnapshot(t.items, { runs, page: { ...page, trim: true } }, RENDERER);
+    expect(trimmed.rendered[0]!.pages[0]!.height).toBeLessThan(300);
+    // The record's compression reaches the renderer: a replay draws the bytes the pass drew.
+    const fastest = await applySnapshot(
+      t.items,
+      { runs, page: { ...page, compression: 'fastest' } },
+      RENDERER,
+    );
+    const direct = await RENDERER.render(old.rendered[0]!.text, {
+      shape: { width: 400, height: 300 },
+      cell: '4x6',
+      scale: 1,
+      compression: 'fastest',
+    });
+    expect(fastest.rendered[0]!.pages[0]!.png).toEqual(direct.pages[0]!.png);
+    expect(fastest.rendered[0]!.pages[0]!.png).not.toEqual(old.rendered[0]!.pages[0]!.png);
+  });
   it('refuses a run whose ends are missing or reversed', async () => {
     for (const run of [
       { from: 'nope', to: items[1]!.id },
@@ -123,5 +157,38 @@ describe('pageCost', () => {
     expect(pageCost(ten, page, area)).toEqual({ pages: 1, imageTokens: 400 * 60 });
     expect(pageCost(ten + '\nx', page, area)).toEqual({ pages: 2, imageTokens: 100 + 400 * 12 }); // at least 2 rows
     expect(pageCost(ten + '\nx\ny\nz', page, area)).toEqual({ pages: 2, imageTokens: 100 + 400 * 18 });
+  });
+});
+
+describe('renderPages (trim)', () => {
+  // 10 rows of 6 px and 3 px to spare: a short page drawn at its rows is visibly not a full page.
+  const page: PageSpec = { width: 400, height: 63, cell: '4x6', scale: 1, tokens: 100, variant: '4x6' };
+  const lines = (n: number, tag = 'l'): string =>
+    Array.from({ length: n }, (_, i) => `${tag}${i}`).join('\n');
+
+  it('draws a text shorter than a page on one page of its rows, at least 2', async () => {
+    const one = await renderPages('x', RENDERER, page, true);
+    expect(one.map((p) => p.height)).toEqual([12]);
+    const three = await renderPages(lines(3), RENDERER, page, true);
+    expect(three.map((p) => p.height)).toEqual([18]);
+    expect(decode(three.map((p) => p.png))).toBe(normalize(lines(3)));
+  });
+
+  it('keeps a text of exactly a page, or of whole pages, at full height', async () => {
+    expect((await renderPages(lines(10), RENDERER, page, true)).map((p) => p.height)).toEqual([63]);
+    expect((await renderPages(lines(9), RENDERER, page, true)).map((p) => p.height)).toEqual([54]);
+    // Two full pages: the rest after the first needs a whole page, so nothing is redrawn.
+    expect((await renderPages(lines(20), RENDERER, page, true)).map((p) => p.height)).toEqual([63, 63]);
+  });
+
+  it('redraws the last page from the right character, past astral characters on earlier pages', async () => {
+    // Emoji before the break: page chars count code points, the redraw must start after them.
+    const text = `${lines(8, '😀')}\n${lines(5, 'z')}`;
+    const pages = await renderPages(text, RENDERER, page, true);
+    expect(pages.map((p) => p.height)).toEqual([63, 18]);
+    expect(decode(pages.map((p) => p.png))).toBe(normalize(text));
+    const full = await renderPages(text, RENDERER, page, false);
+    expect(full.map((p) => p.height)).toEqual([63, 63]);
+    expect(decode(full.map((p) => p.png))).toBe(normalize(text));
   });
 });
