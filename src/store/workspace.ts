@@ -142,7 +142,7 @@ export interface ReindexReport {
 }
 
 /** Problems that mean the committed part of a log is not what was written (a crash never causes them). */
-const DAMAGE: ReadonlySet<LogProblem['kind']> = new Set([
+export const DAMAGE: ReadonlySet<LogProblem['kind']> = new Set([
   'header',
   'malformed',
   'chain',

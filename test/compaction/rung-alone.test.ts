@@ -7,14 +7,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { computeBudget } from '../../src/compaction/budget.js';
 import { climb, type LadderOptions } from '../../src/compaction/ladder.js';
-import { RENDERER } from '../../src/compaction/policy.js';
 import type { IdRange } from '../../src/compaction/record.js';
-import type { LadderState, Rung } from '../../src/compaction/rung.js';
+import type { Rung } from '../../src/compaction/rung.js';
 import { elideRung, shedRung, snapshotRung, summarizeRung } from '../../src/compaction/rungs.js';
 import type { PageSpec } from '../../src/compaction/snapshot.js';
 import { anthropicSummarizer } from '../../src/compaction/summarize.js';
 import type { Item } from '../../src/transcript/items.js';
 import { Builder, charEstimate, filler } from './builder.js';
+import { ladderOptions, stateOf } from './ladder-state.js';
 import { anthropicText, startServer, type TestServer } from './server.js';
 
 const vision = {
@@ -23,45 +23,8 @@ const vision = {
   vision: true,
   images: { maxPerRequest: 6, maxBytesPerImage: 5_000_000, maxBytesPerRequest: 30_000_000 },
 };
-const PAGE: PageSpec = { width: 400, height: 300, cell: '4x6', scale: 1, tokens: 100 };
 
-function options(extra: Partial<LadderOptions> = {}): LadderOptions {
-  return {
-    model: 'test-model',
-    profile: vision,
-    budget: computeBudget(vision, { margin: 0, triggerAt: 1 }),
-    estimate: charEstimate,
-    estimateText: (t) => Math.ceil(t.length / 4),
-    renderer: RENDERER,
-    page: PAGE,
-    clock: () => 0,
-    ...extra,
-  };
-}
-
-/** A state by hand; `target` and `overhead` set so the boundary is where the test wants it. */
-function stateOf(
-  items: Item[],
-  o: LadderOptions,
-  over: { target?: number; overhead?: number; force?: boolean; pending?: IdRange[] } = {},
-): LadderState {
-  const tokens = items.map(o.estimate);
-  const target = over.target ?? o.budget.target;
-  const overhead = over.overhead ?? 0;
-  return {
-    options: o,
-    items,
-    tokens,
-    original: items,
-    sticky: { elided: new Set(), shed: new Set() },
-    pending: over.pending ?? [],
-    records: [],
-    target,
-    overhead,
-    force: over.force ?? false,
-    fits: () => tokens.reduce((a, b) => a + b, 0) + overhead <= target,
-  };
-}
+const options = (extra: Partial<LadderOptions> = {}): LadderOptions => ladderOptions(vision, extra);
 
 function history(): Builder {
   const b = new Builder();

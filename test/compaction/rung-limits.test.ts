@@ -5,58 +5,22 @@
  * summary rung chooses when nothing is pending, and the summary rung's size rule at equality.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { computeBudget } from '../../src/compaction/budget.js';
 import type { LadderOptions } from '../../src/compaction/ladder.js';
-import { RENDERER } from '../../src/compaction/policy.js';
 import type { IdRange } from '../../src/compaction/record.js';
 import type { LadderState } from '../../src/compaction/rung.js';
 import { elideRung, shedRung, snapshotRung, summarizeRung } from '../../src/compaction/rungs.js';
-import type { PageSpec } from '../../src/compaction/snapshot.js';
 import { anthropicSummarizer } from '../../src/compaction/summarize.js';
 import type { Item } from '../../src/transcript/items.js';
 import { Builder, charEstimate, filler } from './builder.js';
+import { ladderOptions, stateOf as baseState } from './ladder-state.js';
 import { anthropicText, startServer, type TestServer } from './server.js';
 
-const PAGE: PageSpec = { width: 400, height: 300, cell: '4x6', scale: 1, tokens: 100 };
 const vision = { contextWindow: 40_000, maxOutput: 4000, vision: true };
 
-function options(extra: Partial<LadderOptions> = {}): LadderOptions {
-  const profile = extra.profile ?? vision;
-  return {
-    model: 'test-model',
-    profile,
-    budget: computeBudget(profile, { margin: 0, triggerAt: 1 }),
-    estimate: charEstimate,
-    estimateText: (t) => Math.ceil(t.length / 4),
-    renderer: RENDERER,
-    page: PAGE,
-    clock: () => 0,
-    ...extra,
-  };
-}
-
-function stateOf(
-  items: Item[],
-  o: LadderOptions,
-  over: { target?: number; overhead?: number; pending?: IdRange[] } = {},
-): LadderState {
-  const tokens = items.map(o.estimate);
-  const target = over.target ?? o.budget.target;
-  const overhead = over.overhead ?? 0;
-  return {
-    options: o,
-    items,
-    tokens,
-    original: items,
-    sticky: { elided: new Set(), shed: new Set() },
-    pending: over.pending ?? [],
-    records: [],
-    target,
-    overhead,
-    force: true,
-    fits: () => tokens.reduce((a, b) => a + b, 0) + overhead <= target,
-  };
-}
+const options = (extra: Partial<LadderOptions> = {}): LadderOptions => ladderOptions(vision, extra);
+/** Every state here is forced: the rungs' own limits are under test, not the trigger. */
+const stateOf = (items: Item[], o: LadderOptions, over: Parameters<typeof baseState>[2] = {}): LadderState =>
+  baseState(items, o, { force: true, ...over });
 
 /** A task, then per turn a long tool result, the model's note and the person's nudge. */
 function shards(n: number, size = 6000): Builder {

@@ -48,7 +48,7 @@ import {
 import { AgentHistory, type HistoryOptions } from '../../tree/history.js';
 import { applyEntry, emptyState } from '../../tree/state.js';
 import { validateId } from '../ids.js';
-import { LogIntegrityError } from '../workspace.js';
+import { DAMAGE, LogIntegrityError } from '../workspace.js';
 import { migrate, quoteIdent, validateSchemaName } from './schema.js';
 
 export interface PostgresStoreOptions extends HistoryOptions {
@@ -78,17 +78,6 @@ interface HistoryRow {
   lines: number;
   head: string;
 }
-
-/** Problems that mean committed lines are not what was written (same set as the folder store). */
-const DAMAGE: ReadonlySet<LogProblem['kind']> = new Set([
-  'header',
-  'malformed',
-  'chain',
-  'invalid',
-  'truncated',
-  'version',
-  'reference',
-]);
 
 /** SQLSTATE classes and messages that mean the connection is gone, not that the statement was wrong. */
 function isConnectionLoss(err: unknown): boolean {
