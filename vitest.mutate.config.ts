@@ -36,6 +36,8 @@ export default defineConfig({
       'test/store/workspace-index.test.ts',
       'test/store/lazy-items.test.ts',
       'test/store/workspace-edges.test.ts',
+      'test/adversarial/write-failure.test.ts',
+      'test/adversarial/damage.test.ts',
       'test/render/decode.test.ts',
       'test/render/png.test.ts',
       'test/render/inflate.test.ts',
