@@ -129,7 +129,8 @@ function check() {
   console.log(`${names.length} README snippets compile under tsc --strict (skipLibCheck false)`);
 
   // 4. Every subpath under moduleResolution "node" (node10): `types` and `typesVersions`.
-  const subpaths = Object.keys(pkg.exports).filter((k) => k !== './package.json');
+  // Code entry points only: package.json and the raw WASM core (a Workers module binding) have no types.
+  const subpaths = Object.keys(pkg.exports).filter((k) => k !== './package.json' && !k.endsWith('.wasm'));
   mkdirSync(join(app, 'node10'));
   writeFileSync(
     join(app, 'node10', 'imports.ts'),
