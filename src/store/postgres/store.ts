@@ -554,17 +554,7 @@ class PgBackend implements HistoryBackend<true> {
         throw new Error(
           `importLog: ${this.what} already has a history in ${t('histories')}; nothing was stored`,
         );
-      await client.query(
-        `INSERT INTO ${t('conversations')} (id, created, forked_from_conversation, forked_from_agent, forked_from_tip)
-         VALUES ($1, $2, $3, $4, $5) ON CONFLICT (id) DO NOTHING`,
-        [
-          this.conversation,
-          header.created,
-          lineage?.conversation ?? null,
-          lineage?.agent ?? null,
-          lineage?.tip ?? null,
-        ],
-      );
+      await this.insertConversation(client, header.created, lineage);
       await client.query(
         `INSERT INTO ${t('histories')} (conversation, agent, created, tip, turn, items, lines, head)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
@@ -588,6 +578,25 @@ class PgBackend implements HistoryBackend<true> {
       await client.query('ROLLBACK').catch(() => {});
       throw err;
     }
+  }
+
+  /** The conversation's row (kept when a history of another agent made it first). */
+  private async insertConversation(
+    client: pg.Client,
+    created: string,
+    lineage: Lineage | undefined,
+  ): Promise<void> {
+    await client.query(
+      `INSERT INTO ${this.store.t('conversations')} (id, created, forked_from_conversation, forked_from_agent, forked_from_tip)
+       VALUES ($1, $2, $3, $4, $5) ON CONFLICT (id) DO NOTHING`,
+      [
+        this.conversation,
+        created,
+        lineage?.conversation ?? null,
+        lineage?.agent ?? null,
+        lineage?.tip ?? null,
+      ],
+    );
   }
 
   /** Creates the conversation and the history with its header line when they are new. */
@@ -617,17 +626,7 @@ class PgBackend implements HistoryBackend<true> {
     const { text, hash } = encodeHeader(header);
     await client.query('BEGIN');
     try {
-      await client.query(
-        `INSERT INTO ${t('conversations')} (id, created, forked_from_conversation, forked_from_agent, forked_from_tip)
-         VALUES ($1, $2, $3, $4, $5) ON CONFLICT (id) DO NOTHING`,
-        [
-          this.conversation,
-          header.created,
-          lineage?.conversation ?? null,
-          lineage?.agent ?? null,
-          lineage?.tip ?? null,
-        ],
-      );
+      await this.insertConversation(client, header.created, lineage);
       await client.query(
         `INSERT INTO ${t('histories')} (conversation, agent, created, tip, turn, items, lines, head)
          VALUES ($1, $2, $3, NULL, 0, 0, 1, $4)`,
