@@ -108,6 +108,8 @@ export function findSessions(root: string): FoundSession[] {
 /** What the ledger remembers of one session: the conversation and each source file's hash. */
 export interface LedgerEntry {
   conversation: string;
+  /** The main agent's name when it is not `main` (`glyphfold import FILE --agent NAME`). */
+  agent?: string;
   files: Record<string, { sha256: string; bytes: number }>;
 }
 
@@ -145,6 +147,14 @@ export function writeLedger(workspace: string, ledger: Ledger): void {
   const aside = `${file}.${process.pid}.tmp`;
   writeFileSync(aside, JSON.stringify(ledger, null, 1) + '\n');
   renameSync(aside, file);
+}
+
+/** Whether a session's files now are the ones the ledger recorded (same paths, same hashes). */
+export function sameFiles(known: LedgerEntry, files: LedgerEntry['files']): boolean {
+  return (
+    Object.keys(files).length === Object.keys(known.files).length &&
+    Object.entries(files).every(([f, h]) => known.files[f]?.sha256 === h.sha256)
+  );
 }
 
 /** Hash and size of each file of a session, as the ledger records them. */

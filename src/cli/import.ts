@@ -14,7 +14,14 @@ import {
 } from '../transcript/import/index.js';
 import { UsageError, type CliIO, type Command } from './command.js';
 import { requireWorkspace } from './args.js';
-import { findSessions, fingerprint, readLedger, writeLedger, type FoundSession } from './import-folder.js';
+import {
+  findSessions,
+  fingerprint,
+  readLedger,
+  sameFiles,
+  writeLedger,
+  type FoundSession,
+} from './import-folder.js';
 import { writeImport, type HistoryReport } from './import-write.js';
 
 const usage = `usage: glyphfold import PATH --workspace DIR [--conversation ID] [--agent NAME] [--format FORMAT]
@@ -23,7 +30,9 @@ const usage = `usage: glyphfold import PATH --workspace DIR [--conversation ID] 
 Imports a transcript (${IMPORT_FORMATS.join(', ')}; detected unless --format is given) into a
 new conversation of the workspace, with its system prompt when it has one (recorded in the log's
 header; view and compact --workspace send it). The conversation id defaults to the file name plus a short hash of
-its content, so importing the same file twice is refused rather than duplicated.
+its content. The ledger <workspace>/imports.json remembers every imported file: importing one again
+says it is unchanged, appends to its conversation when it grew (an edit to an earlier part is
+reported, exit 1, nothing changed); --conversation/--agent must then be left out or match.
 
 A Claude Code session keeps its tree: edited prompts and rewinds become branches, the tip is the
 newest entry, subagent runs (sidechains, <session>/subagents/agent-*.jsonl) become agent histories of
@@ -122,7 +131,7 @@ export const importCommand: Command = {
       options: {
         workspace: { type: 'string' },
         conversation: { type: 'string' },
-        agent: { type: 'string', default: 'main' },
+        agent: { type: 'string' },
         format: { type: 'string' },
         'file-history': { type: 'string' },
         'dry-run': { type: 'boolean', default: false },
@@ -147,37 +156,107 @@ export const importCommand: Command = {
         path,
         wsDir,
         dir,
-        { format, fileHistory, agent: values.agent, dryRun: values['dry-run'] },
+        { format, fileHistory, agent: values.agent ?? 'main', dryRun: values['dry-run'] },
         io,
       );
     }
 
-    const text = readFileSync(path, 'utf8');
-    const result = importFiles(path, subagentFiles(path), format);
-    const conversation = values.conversation ?? conversationIdFor(path, text);
-    const dryRun = values['dry-run'];
-    if (dryRun && !existsSync(wsDir)) {
-      io.stdout.write(
-        `would import ${result.tree.length} items (${result.format}) into a new workspace ${dir}\n`,
-      );
-      return 0;
-    }
-    const ws = Workspace.open(wsDir);
-    let reports: HistoryReport[];
-    let missingBackups = 0;
-    try {
-      if (ws.conversation(conversation)?.agents.includes(values.agent))
-        throw new Error(
-          `conversation ${conversation} agent ${values.agent} already exists in ${dir}; pass another --conversation`,
-        );
-      reports = writeImport(ws, conversation, result, {
+    return importFile(
+      path,
+      wsDir,
+      dir,
+      {
+        format,
+        fileHistory,
+        conversation: values.conversation,
         agent: values.agent,
-        dryRun,
-        ...(result.format === 'claude-code' ? { fileHistory: fileHistoryFor(path, fileHistory) } : {}),
-        onMissingBackup: () => missingBackups++,
-      });
-    } finally {
-      ws.close();
+        dryRun: values['dry-run'],
+      },
+      io,
+    );
+  },
+};
+
+interface FileOptions {
+  format: ImportFormat | undefined;
+  fileHistory: string | undefined;
+  /** Given with --conversation / --agent; undefined when left to the defaults (or to the ledger). */
+  conversation: string | undefined;
+  agent: string | undefined;
+  dryRun: boolean;
+}
+
+/**
+ * One file (with its Claude Code subagent logs). The ledger makes it idempotent like a folder import:
+ * a file imported before is skipped when unchanged, appended to its conversation when grown, and
+ * refused when rewritten; a file the ledger does not know becomes a new conversation.
+ */
+function importFile(path: string, wsDir: string, shown: string, o: FileOptions, io: CliIO): number {
+  const text = readFileSync(path, 'utf8');
+  const agentFiles = subagentFiles(path);
+  const files = fingerprint([path, ...agentFiles]);
+  const wsExists = existsSync(wsDir);
+  if (o.dryRun && !wsExists) {
+    const result = importFiles(path, agentFiles, o.format);
+    io.stdout.write(
+      `would import ${result.tree.length} items (${result.format}) into a new workspace ${shown}\n`,
+    );
+    return 0;
+  }
+  const ledger = readLedger(wsDir);
+  const ws = Workspace.open(wsDir);
+  try {
+    const known = ledger.sources[path];
+    const knownAgent = known?.agent ?? 'main';
+    const again =
+      known !== undefined && ws.conversation(known.conversation)?.agents.includes(knownAgent) === true;
+    let conversation: string;
+    let agent: string;
+    if (again) {
+      if (
+        (o.conversation !== undefined && o.conversation !== known.conversation) ||
+        (o.agent !== undefined && o.agent !== knownAgent)
+      )
+        throw new Error(
+          `${path} was imported into conversation ${known.conversation} agent ${knownAgent} (${join(wsDir, 'imports.json')}); ` +
+            'a re-import appends there: leave out --conversation and --agent, or copy the file to import it as another conversation',
+        );
+      if (sameFiles(known, files)) {
+        io.stdout.write(
+          `unchanged: ${path} holds what was imported into conversation ${known.conversation} agent ${knownAgent}; nothing written\n`,
+        );
+        return 0;
+      }
+      conversation = known.conversation;
+      agent = knownAgent;
+    } else {
+      conversation = o.conversation ?? conversationIdFor(path, text);
+      agent = o.agent ?? 'main';
+      if (ws.conversation(conversation)?.agents.includes(agent))
+        throw new Error(
+          `conversation ${conversation} agent ${agent} already exists in ${shown}; pass another --conversation`,
+        );
+    }
+    const result = importFiles(path, agentFiles, o.format);
+    let missingBackups = 0;
+    const options = {
+      agent,
+      ...(result.format === 'claude-code' ? { fileHistory: fileHistoryFor(path, o.fileHistory) } : {}),
+      onMissingBackup: () => missingBackups++,
+    };
+    // Every history is compared before any is written, so a rewritten source changes nothing.
+    const check = writeImport(ws, conversation, result, { ...options, dryRun: true });
+    const rewritten = check.filter((r) => r.outcome === 'rewritten');
+    if (rewritten.length > 0)
+      throw new Error(
+        `${path} was rewritten since it was imported into conversation ${conversation}: ` +
+          rewritten.map((r) => `agent ${r.agent}: ${r.reason}`).join('; '),
+      );
+    if (!o.dryRun) missingBackups = 0; // counted again by the real write
+    const reports = o.dryRun ? check : writeImport(ws, conversation, result, options);
+    if (!o.dryRun) {
+      ledger.sources[path] = { conversation, ...(agent !== 'main' ? { agent } : {}), files };
+      writeLedger(wsDir, ledger);
     }
     for (const w of result.warnings) io.stderr.write(`warning: ${w}\n`);
     for (const a of result.agents)
@@ -192,14 +271,21 @@ export const importCommand: Command = {
       reports.length > 1 || main.branches > 1 || t.checkpoints > 0
         ? ` (${reports.length} agents, ${t.items} items in all, ${t.branches} branches, ${t.checkpoints} checkpoints)`
         : '';
-    io.stdout.write(
-      `${dryRun ? 'would import' : 'imported'} ${main.items} items (${result.format}) into conversation ${conversation} agent ${values.agent}${extra}` +
-        (result.system !== undefined ? `, with its system prompt (${result.system.length} chars)` : '') +
-        '\n',
-    );
+    const system =
+      result.system !== undefined && main.outcome === 'imported'
+        ? `, with its system prompt (${result.system.length} chars)`
+        : '';
+    const verb = !again
+      ? `${o.dryRun ? 'would import' : 'imported'} ${main.items} items (${result.format}) into conversation ${conversation} agent ${agent}${extra}${system}`
+      : reports.every((r) => r.outcome === 'unchanged')
+        ? `unchanged: ${path} changed since it was imported into conversation ${conversation} agent ${agent} but holds no new items`
+        : `${o.dryRun ? 'would extend' : 'extended'} conversation ${conversation} agent ${agent} by ${t.items} items (${result.format}; the file grew since it was imported)`;
+    io.stdout.write(`${verb}\n`);
     return 0;
-  },
-};
+  } finally {
+    ws.close();
+  }
+}
 
 interface FolderOptions {
   format: ImportFormat | undefined;
@@ -225,6 +311,7 @@ async function importFolder(
   const warnings = new Map<string, number>();
   const failures: string[] = [];
   let missingBackups = 0;
+  let subagents = 0; // subagent histories written
   let open = false; // a terminal line being redrawn
   const progress = (i: number, s: FoundSession, what: string): void => {
     const line = `[${i + 1}/${sessions.length}] ${s.file.slice(root.length + 1)}: ${what}`;
@@ -242,13 +329,14 @@ async function importFolder(
     for (const [i, s] of sessions.entries()) {
       try {
         const files = fingerprint([s.file, ...s.agents]);
+        // A source the ledger knows goes on in the conversation it went to, also when that was a
+        // single-file import (named with a content hash) or one with another --agent.
         const known = ledger.sources[s.file];
-        const same =
-          known !== undefined &&
-          known.conversation === s.conversation &&
-          Object.keys(files).length === Object.keys(known.files).length &&
-          Object.entries(files).every(([f, h]) => known.files[f]?.sha256 === h.sha256);
-        if (same && ws?.conversation(s.conversation)) {
+        const agent = known?.agent ?? o.agent;
+        const there =
+          known !== undefined && ws?.conversation(known.conversation)?.agents.includes(agent) === true;
+        if (there) s.conversation = known.conversation;
+        if (there && sameFiles(known, files)) {
           counts.unchanged++;
           progress(i, s, 'unchanged (same content as imported)');
           continue;
@@ -261,21 +349,28 @@ async function importFolder(
         let reports: HistoryReport[];
         if (!ws) {
           reports = [result, ...result.agents.map((a) => a.result)].map((r, n) => ({
-            agent: n === 0 ? o.agent : result.agents[n - 1]!.name,
+            agent: n === 0 ? agent : result.agents[n - 1]!.name,
             outcome: 'imported' as const,
             items: r.tree.length,
             branches: r.tree.filter((x) => !r.tree.some((y) => y.parent === x.id)).length,
             checkpoints: r.checkpoints.length,
           }));
         } else {
-          reports = writeImport(ws, s.conversation, result, {
-            agent: o.agent,
-            dryRun: o.dryRun,
+          const options = {
+            agent,
             ...(result.format === 'claude-code'
               ? { fileHistory: fileHistoryFor(s.file, o.fileHistory) }
               : {}),
             onMissingBackup: () => missingBackups++,
-          });
+          };
+          // Every history of the session is compared before any is written: a rewritten subagent
+          // log leaves the main history unchanged too.
+          const before = missingBackups;
+          reports = writeImport(ws, s.conversation, result, { ...options, dryRun: true });
+          if (!o.dryRun && !reports.some((r) => r.outcome === 'rewritten')) {
+            missingBackups = before;
+            reports = writeImport(ws, s.conversation, result, options);
+          }
         }
         const rewritten = reports.filter((r) => r.outcome === 'rewritten');
         if (rewritten.length > 0) {
@@ -286,7 +381,8 @@ async function importFolder(
           continue;
         }
         all.push(...reports);
-        const outcome = reports.some((r) => r.outcome === 'imported' && r.agent === o.agent)
+        subagents += reports.slice(1).filter((r) => r.outcome !== 'unchanged').length;
+        const outcome = reports.some((r) => r.outcome === 'imported' && r.agent === agent)
           ? 'imported'
           : reports.some((r) => r.outcome !== 'unchanged')
             ? 'extended'
@@ -299,7 +395,11 @@ async function importFolder(
           `${o.dryRun ? `would be ${outcome}` : outcome} as ${s.conversation}: ${t.items} items, ${reports.length - 1} subagents, ${t.branches} branches, ${t.checkpoints} checkpoints`,
         );
         if (!o.dryRun) {
-          ledger.sources[s.file] = { conversation: s.conversation, files };
+          ledger.sources[s.file] = {
+            conversation: s.conversation,
+            ...(agent !== 'main' ? { agent } : {}),
+            files,
+          };
           writeLedger(wsDir, ledger);
         }
       } catch (error) {
@@ -314,14 +414,13 @@ async function importFolder(
     if (open) io.stderr.write('\n');
   }
   const t = totals(all);
-  const agents = all.filter((r) => r.agent !== o.agent && r.outcome !== 'unchanged').length;
   const out = io.stdout;
   out.write(
     `${o.dryRun ? 'dry run: ' : ''}${sessions.length} sessions in ${root} -> workspace ${shown}: ` +
       `${counts.imported} imported, ${counts.extended} extended, ${counts.unchanged} unchanged, ${counts.failed} failed\n`,
   );
   out.write(
-    `${o.dryRun ? 'would write' : 'written'}: ${counts.imported + counts.extended} conversations, ${agents} subagent histories, ${t.items} items, ${t.branches} branches, ${t.checkpoints} checkpoints\n`,
+    `${o.dryRun ? 'would write' : 'written'}: ${counts.imported + counts.extended} conversations, ${subagents} subagent histories, ${t.items} items, ${t.branches} branches, ${t.checkpoints} checkpoints\n`,
   );
   if (missingBackups > 0)
     out.write(

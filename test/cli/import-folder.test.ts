@@ -1,6 +1,7 @@
 /**
- * Whole-record import: real Claude Code sessions (test/fixtures/transcripts/real/claude-code/, see the
- * README there) through the real CLI in child processes, and the library on the same files.
+ * Whole-record import: real sessions (test/fixtures/transcripts/real/, see the README there: Claude
+ * Code project folders, Codex rollouts, SWE-agent, mini-SWE-agent and LangGraph runs) through the real
+ * CLI in child processes, and the library on the same files.
  */
 import { spawnSync } from 'node:child_process';
 import {
@@ -23,7 +24,14 @@ import type { Item, ToolCallItem } from '../../src/transcript/items.js';
 import { exportJsonl } from '../../src/transcript/jsonl.js';
 import { runCli } from '../helpers/cli.js';
 
-const REAL = 'test/fixtures/transcripts/real/claude-code';
+const REAL_ROOT = 'test/fixtures/transcripts/real';
+const REAL = join(REAL_ROOT, 'claude-code');
+/** 26 real sessions under REAL_ROOT: 19 Claude Code, 1 Codex, 3 SWE-agent, 1 mini-SWE-agent, 2 LangGraph. */
+const SESSIONS = 26;
+/** A session codemie-code's authors recorded twice: its first 20 lines (their turn-1.jsonl), then whole. */
+const GROWN = '3fb74381-1bf4-475e-8c6f-442d872b1bcf';
+const GROWN_FILE = join(REAL, 'codemie', `${GROWN}.jsonl`);
+const GROWN_CUT = 20;
 const tmp = mkdtempSync(join(tmpdir(), 'glyphfold-import-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
@@ -130,25 +138,97 @@ describe('logs without parent links and empty imports', () => {
   });
 });
 
-describe('glyphfold import FOLDER (child processes, real sessions)', () => {
-  const project = join(tmp, 'projects');
+/** The conversations of a workspace (opened and closed again). */
+function conversations(dir: string): string[] {
+  const w = Workspace.open(dir, { readOnly: true });
+  try {
+    return w.conversations();
+  } finally {
+    w.close();
+  }
+}
+
+/** Item ids and tip of every history in a workspace, by conversation and agent. */
+function snapshot(dir: string): Map<string, { ids: string[]; tip: string | null }> {
+  const out = new Map<string, { ids: string[]; tip: string | null }>();
+  const w = Workspace.open(dir, { readOnly: true });
+  try {
+    for (const c of w.conversations())
+      for (const a of w.conversation(c)!.agents) {
+        const h = w.history(c, a, { readOnly: true });
+        out.set(`${c}/${a}`, { ids: h.items().map((i) => i.id), tip: h.tip });
+        h.close();
+      }
+  } finally {
+    w.close();
+  }
+  return out;
+}
+
+/**
+ * Each warning kind the import summary may print, as a pattern; docs/import.md ("Warnings by kind")
+ * must hold an example of each, so a kind nobody documented fails the test below.
+ */
+const DOCUMENTED_KINDS = [
+  /^bookkeeping entries not imported \(never sent to the model\): N [\w-]+(, N [\w-]+)*$/,
+  /^system entries not imported \(shown to the person, not sent to the model\): N \w+/,
+  /^N entries name a parent that is not in the file /,
+  /^N file-history snapshots name a message that is not in the log/,
+  /^tool call N \([^)]*\): no result for callId N \(orphan kept\)$/,
+  /^tool call N: callId N is used twice$/,
+  /^web_search_call not imported /,
+  /^trajectory: N steps .* not imported/,
+  /^environment, info(, replay_config)? not imported \(run metadata, not conversation\)$/,
+  /^N demonstration entries \(is_demo\) imported as context/,
+];
+
+describe('glyphfold import FOLDER (child processes, 26 real sessions in five formats)', () => {
+  const project = join(tmp, 'real');
   const ws = join(tmp, 'ws');
-  cpSync(REAL, project, { recursive: true });
-  const cut = join(project, 'spotter', 'short.jsonl');
+  cpSync(REAL_ROOT, project, { recursive: true });
+  const cut = join(project, 'claude-code', 'codemie', `${GROWN}.jsonl`);
   const full = readFileSync(cut, 'utf8');
   const lines = full.trimEnd().split('\n');
-  // The last session as it was mid-run: its first 8 lines.
-  writeFileSync(cut, lines.slice(0, 8).join('\n') + '\n');
+  writeFileSync(cut, lines.slice(0, GROWN_CUT).join('\n') + '\n');
+  let first = { code: null as number | null, out: '', err: '' };
 
   it('imports every session with progress and a summary', () => {
-    const r = cli('import', project, '--workspace', ws);
-    expect(r.code).toBe(0);
-    const progress = r.err.split('\n').filter((l) => /^\[\d+\/13\] /.test(l));
-    expect(progress).toHaveLength(13);
-    expect(r.out).toMatch(/^13 sessions in .* 13 imported, 0 extended, 0 unchanged, 0 failed$/m);
-    expect(r.out).toMatch(
-      /written: 13 conversations, 24 subagent histories, \d+ items, \d+ branches, \d+ checkpoints/,
+    first = cli('import', project, '--workspace', ws);
+    expect(first.code, first.err).toBe(0);
+    const progress = first.err.split('\n').filter((l) => new RegExp(`^\\[\\d+/${SESSIONS}\\] `).test(l));
+    expect(progress).toHaveLength(SESSIONS);
+    for (const name of ['codex/2026/05/11/rollout-', 'swe-agent-pydicom-1458.traj', 'langgraph-response-2'])
+      expect(progress.some((l) => l.includes(`${name}`) && / imported as /.test(l))).toBe(true);
+    expect(first.out).toMatch(
+      new RegExp(`^${SESSIONS} sessions in .* ${SESSIONS} imported, 0 extended, 0 unchanged, 0 failed$`, 'm'),
     );
+    expect(first.out).toMatch(
+      new RegExp(
+        `written: ${SESSIONS} conversations, 27 subagent histories, \\d+ items, \\d+ branches, \\d+ checkpoints`,
+      ),
+    );
+    expect(conversations(ws)).toHaveLength(SESSIONS);
+  });
+
+  it('drops nothing without a reason: every warning kind in the summary is documented', () => {
+    const kinds = first.out
+      .split('warnings by kind:\n')[1]!
+      .split('\n')
+      .filter((l) => /^ +\d+ × /.test(l))
+      .map((l) => l.replace(/^ +\d+ × /, ''));
+    expect(kinds.length).toBeGreaterThan(5);
+    for (const k of kinds)
+      expect(
+        DOCUMENTED_KINDS.filter((p) => p.test(k)),
+        k,
+      ).toHaveLength(1);
+    const doc = readFileSync('docs/import.md', 'utf8').split('### Warnings by kind')[1]!.split('\n## ')[0]!;
+    const rows = [...doc.matchAll(/^\| `([^`]+)` \|/gm)].map((m) => m[1]!);
+    for (const p of DOCUMENTED_KINDS)
+      expect(
+        rows.filter((r) => p.test(r)),
+        String(p),
+      ).toHaveLength(1);
   });
 
   it('draws the branch in glyphfold tree, and the tip can be moved to it and back', () => {
@@ -175,29 +255,41 @@ describe('glyphfold import FOLDER (child processes, real sessions)', () => {
     }
   });
 
-  it('re-runs idempotently: unchanged sessions are skipped, a grown one is extended', () => {
+  it('re-runs idempotently: unchanged sessions are skipped, a grown one extends exactly its conversation', () => {
     const again = cli('import', project, '--workspace', ws);
     expect(again.code).toBe(0);
-    expect(again.out).toMatch(/13 unchanged, 0 failed/);
-    appendFileSync(cut, lines.slice(8).join('\n') + '\n');
+    expect(again.out).toMatch(new RegExp(`${SESSIONS} unchanged, 0 failed`));
+    expect(again.out).toMatch(/^written: 0 conversations, 0 subagent histories, 0 items/m);
+    const before = snapshot(ws);
+    appendFileSync(cut, lines.slice(GROWN_CUT).join('\n') + '\n');
+    expect(readFileSync(cut, 'utf8')).toBe(full);
     const grown = cli('import', project, '--workspace', ws);
     expect(grown.code).toBe(0);
-    expect(grown.out).toMatch(/0 imported, 1 extended, 12 unchanged, 0 failed/);
-    expect(grown.err).toMatch(/short\.jsonl: extended as short/);
-    // The extended history holds what a fresh import of the whole file holds.
+    expect(grown.out).toMatch(new RegExp(`0 imported, 1 extended, ${SESSIONS - 1} unchanged, 0 failed`));
+    expect(grown.err).toMatch(new RegExp(`codemie/${GROWN}\\.jsonl: extended as ${GROWN}: `));
+    const after = snapshot(ws);
+    expect([...after.keys()]).toEqual([...before.keys()]);
+    const changed = [...after].filter(([k, v]) => JSON.stringify(v) !== JSON.stringify(before.get(k)));
+    expect(changed.map(([k]) => k)).toEqual([`${GROWN}/main`]);
+    // The extended history holds what a fresh import of the whole file holds, its old items first.
     const fresh = importTranscript(full);
-    const w = Workspace.open(ws, { readOnly: true });
-    try {
-      const h = w.history('short', 'main', { readOnly: true });
-      expect(h.items().map((i) => i.id)).toEqual(fresh.tree.map((i) => i.id));
-      expect(h.tip).toBe(fresh.tip);
-    } finally {
-      w.close();
-    }
+    const h = after.get(`${GROWN}/main`)!;
+    expect(h.ids).toEqual(fresh.tree.map((i) => i.id));
+    expect(h.ids.slice(0, before.get(`${GROWN}/main`)!.ids.length)).toEqual(before.get(`${GROWN}/main`)!.ids);
+    expect(h.ids.length).toBeGreaterThan(before.get(`${GROWN}/main`)!.ids.length);
+    expect(h.tip).toBe(fresh.tip);
+    expect(cli('import', project, '--workspace', ws).out).toMatch(
+      new RegExp(`${SESSIONS} unchanged, 0 failed`),
+    );
   });
 
   it('reports a session rewritten since it was imported and leaves its history alone', () => {
-    const file = join(project, 'claude-code-viewer', '1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl');
+    const file = join(
+      project,
+      'claude-code',
+      'claude-code-viewer',
+      '1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl',
+    );
     const text = readFileSync(file, 'utf8');
     writeFileSync(
       file,
@@ -205,14 +297,128 @@ describe('glyphfold import FOLDER (child processes, real sessions)', () => {
     );
     const r = cli('import', project, '--workspace', ws, '--dry-run');
     expect(r.out).toMatch(/1 failed/);
+    const before = snapshot(ws);
     const real = cli('import', project, '--workspace', ws);
     expect(real.code).toBe(1);
     expect(real.out).toMatch(
       /failed: .*1af7fc5e.*rewritten since it was imported: agent main: item imp-000001 differs/,
     );
+    expect(snapshot(ws)).toEqual(before);
     writeFileSync(file, text);
-    expect(cli('import', project, '--workspace', ws).out).toMatch(/13 unchanged, 0 failed/);
+    expect(cli('import', project, '--workspace', ws).out).toMatch(
+      new RegExp(`${SESSIONS} unchanged, 0 failed`),
+    );
     expect(basename(file)).toBe('1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl');
+  });
+});
+
+describe('glyphfold import FILE again (child processes, real sessions)', () => {
+  const dir = join(tmp, 'single');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `${GROWN}.jsonl`);
+  const full = readFileSync(GROWN_FILE, 'utf8');
+  const lines = full.trimEnd().split('\n');
+  writeFileSync(file, lines.slice(0, GROWN_CUT).join('\n') + '\n');
+  const ws = join(tmp, 'ws-single');
+  const ledger = join(ws, 'imports.json');
+  let conversation = '';
+  let firstCount = 0;
+  const items = (): string[] => snapshot(ws).get(`${conversation}/main`)?.ids ?? [];
+
+  it('imports a new file as a new conversation; importing it again says it is unchanged', () => {
+    const r = cli('import', file, '--workspace', ws);
+    expect(r.code, r.err).toBe(0);
+    const m = /^imported (\d+) items \(claude-code\) into conversation (\S+) agent main/.exec(r.out)!;
+    expect(m).not.toBeNull();
+    conversation = m[2]!;
+    expect(conversation).toMatch(new RegExp(`^${GROWN}-[0-9a-f]{8}$`));
+    firstCount = items().length;
+    expect(firstCount).toBe(Number(m[1]));
+    const again = cli('import', file, '--workspace', ws);
+    expect(again.code).toBe(0);
+    expect(again.out).toBe(
+      `unchanged: ${file} holds what was imported into conversation ${conversation} agent main; nothing written\n`,
+    );
+    expect(conversations(ws)).toEqual([conversation]);
+    expect(JSON.parse(readFileSync(ledger, 'utf8')).sources[file].conversation).toBe(conversation);
+  });
+
+  it('appends what a grown file gained to the same conversation (a dry run first changes nothing)', () => {
+    appendFileSync(file, lines.slice(GROWN_CUT).join('\n') + '\n');
+    const dry = cli('import', file, '--workspace', ws, '--dry-run');
+    expect(dry.code).toBe(0);
+    expect(dry.out).toMatch(
+      new RegExp(`^would extend conversation ${conversation} agent main by \\d+ items`),
+    );
+    expect(items()).toHaveLength(firstCount);
+    const r = cli('import', file, '--workspace', ws);
+    expect(r.code, r.err).toBe(0);
+    const m = new RegExp(`^extended conversation ${conversation} agent main by (\\d+) items`).exec(r.out)!;
+    expect(m).not.toBeNull();
+    expect(conversations(ws)).toEqual([conversation]);
+    const fresh = importTranscript(full);
+    expect(items()).toEqual(fresh.tree.map((i) => i.id));
+    expect(Number(m[1])).toBe(fresh.tree.length - firstCount);
+    expect(cli('import', file, '--workspace', ws).out).toMatch(/^unchanged: /);
+  });
+
+  it('refuses a file rewritten since its import: exit 1, nothing changed', () => {
+    const before = items();
+    const ledgerBefore = readFileSync(ledger, 'utf8');
+    expect(full).toContain('"content":"show tools"');
+    writeFileSync(file, full.replace('"content":"show tools"', '"content":"show all tools"'));
+    const r = cli('import', file, '--workspace', ws);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(
+      new RegExp(
+        `was rewritten since it was imported into conversation ${conversation}: agent main: item imp-\\d+ differs`,
+      ),
+    );
+    expect(items()).toEqual(before);
+    expect(readFileSync(ledger, 'utf8')).toBe(ledgerBefore);
+    writeFileSync(file, full);
+    expect(cli('import', file, '--workspace', ws).code).toBe(0);
+  });
+
+  it('keeps a known file in its conversation: --conversation naming another is an error', () => {
+    const r = cli('import', file, '--workspace', ws, '--conversation', 'elsewhere');
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(new RegExp(`was imported into conversation ${conversation} agent main`));
+    expect(conversations(ws)).toEqual([conversation]);
+  });
+
+  it("a folder import of the same folder continues the file's conversation", () => {
+    const r = cli('import', dir, '--workspace', ws);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/^1 sessions in .* 0 imported, 0 extended, 1 unchanged, 0 failed$/m);
+    expect(conversations(ws)).toEqual([conversation]);
+  });
+
+  it('extends the agent history of a subagent log that grew', () => {
+    const s = '4b2030ed-5563-49ea-b703-6a002f2d3cc8';
+    const root = join(tmp, 'single-agents');
+    const sub = join(root, s, 'subagents');
+    mkdirSync(sub, { recursive: true });
+    cpSync(join(sessionDir, `${s}.jsonl`), join(root, `${s}.jsonl`));
+    const agentText = readFileSync(join(sessionDir, s, 'subagents', 'agent-a2018e5.jsonl'), 'utf8');
+    const agentLines = agentText.trimEnd().split('\n');
+    writeFileSync(join(sub, 'agent-a2018e5.jsonl'), agentLines.slice(0, 3).join('\n') + '\n');
+    const w2 = join(tmp, 'ws-single-agents');
+    const r = cli('import', join(root, `${s}.jsonl`), '--workspace', w2);
+    expect(r.code, r.err).toBe(0);
+    const count = (): number => [...snapshot(w2)].find(([k]) => k.endsWith('/agent-a2018e5'))![1].ids.length;
+    const before = count();
+    writeFileSync(join(sub, 'agent-a2018e5.jsonl'), agentText);
+    const grown = cli('import', join(root, `${s}.jsonl`), '--workspace', w2);
+    expect(grown.code, grown.err).toBe(0);
+    expect(grown.out).toMatch(/^extended conversation \S+ agent main by \d+ items/);
+    expect(count()).toBeGreaterThan(before);
+    const whole = importClaudeCodeSession({
+      main: readFileSync(join(root, `${s}.jsonl`), 'utf8'),
+      agents: [{ file: 'agent-a2018e5.jsonl', text: agentText }],
+    });
+    expect(count()).toBe(whole.agents[0]!.result.tree.length);
+    expect(snapshot(w2).size).toBe(2);
   });
 });
 
@@ -231,8 +437,8 @@ describe('folder layouts, file backups and dry runs', () => {
     const root = join(tmp, 'layouts');
     const day = join(root, 'codex', '2026', '11', '21');
     mkdirSync(day, { recursive: true });
-    const rollout = 'rollout-2026-11-21T16-02-11-019a8c41-7d2e-7b30-9f51-3c0e2d4b8a17';
-    cpSync('test/fixtures/transcripts/codex.jsonl', join(day, `${rollout}.jsonl`)); // written fixture
+    const rollout = 'rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799';
+    cpSync(join(REAL_ROOT, 'codex', '2026', '05', '11', `${rollout}.jsonl`), join(day, `${rollout}.jsonl`));
     // A real session, its subagent log moved beside it as Claude Code 2.0 wrote them.
     const cc = join(root, 'claude');
     mkdirSync(cc, { recursive: true });

@@ -267,6 +267,12 @@ function responseItem(
     }
     case 'ghost_snapshot':
       return; // Codex's own undo bookkeeping (a git commit id), never sent to the model.
+    case 'web_search_call':
+      // OpenAI runs the search on its side: the log keeps the query but not what the model read.
+      b.warn(
+        `${where}: web_search_call not imported (a search run on OpenAI's side; the log holds its query, not its results)`,
+      );
+      return;
     default:
       b.warn(`${where}: response_item of type ${JSON.stringify(p.type)} not imported`);
   }
