@@ -420,6 +420,38 @@ describe('glyphfold import FILE again (child processes, real sessions)', () => {
     expect(count()).toBe(whole.agents[0]!.result.tree.length);
     expect(snapshot(w2).size).toBe(2);
   });
+
+  it('changes no history when one log of a session grew and another was rewritten', () => {
+    const s = '4b2030ed-5563-49ea-b703-6a002f2d3cc8';
+    const root = join(tmp, 'single-mixed');
+    const sub = join(root, s, 'subagents');
+    mkdirSync(sub, { recursive: true });
+    const main = readFileSync(join(sessionDir, `${s}.jsonl`), 'utf8');
+    const agentText = readFileSync(join(sessionDir, s, 'subagents', 'agent-a2018e5.jsonl'), 'utf8');
+    writeFileSync(join(root, `${s}.jsonl`), main.trimEnd().split('\n').slice(0, 6).join('\n') + '\n');
+    writeFileSync(join(sub, 'agent-a2018e5.jsonl'), agentText);
+    const w3 = join(tmp, 'ws-single-mixed');
+    expect(cli('import', join(root, `${s}.jsonl`), '--workspace', w3).code).toBe(0);
+    const before = snapshot(w3);
+    // The main log grows (it would be extended) while the subagent's first prompt is edited.
+    writeFileSync(join(root, `${s}.jsonl`), main);
+    expect(agentText).toContain('most popular color of Thai curry');
+    writeFileSync(
+      join(sub, 'agent-a2018e5.jsonl'),
+      agentText.replace('most popular color', 'least popular color'),
+    );
+    const r = cli('import', join(root, `${s}.jsonl`), '--workspace', w3);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(
+      /rewritten since it was imported into conversation \S+: agent agent-a2018e5: item /,
+    );
+    expect(snapshot(w3)).toEqual(before);
+    // The same session in a folder import: reported as failed, nothing written either.
+    const f = cli('import', root, '--workspace', w3);
+    expect(f.code).toBe(1);
+    expect(f.out).toMatch(/0 imported, 0 extended, 0 unchanged, 1 failed/);
+    expect(snapshot(w3)).toEqual(before);
+  });
 });
 
 describe('folder layouts, file backups and dry runs', () => {
