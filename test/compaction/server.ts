@@ -44,6 +44,9 @@ export async function startServer(respond: Responder): Promise<TestServer> {
       res.end(JSON.stringify(out.body));
     });
   });
+  // The SDK keeps its socket; a client that computes longer than Node's 5 s idle limit between two
+  // requests would find it closed (ECONNRESET, and the tests run with maxRetries: 0).
+  server.keepAliveTimeout = 120_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
