@@ -196,8 +196,10 @@ function importFile(path: string, wsDir: string, shown: string, o: FileOptions, 
   const agentFiles = subagentFiles(path);
   const files = fingerprint([path, ...agentFiles]);
   const wsExists = existsSync(wsDir);
-  if (o.dryRun && !wsExists) {
-    const result = importFiles(path, agentFiles, o.format);
+  // Read before the workspace is created, so an input that yields nothing leaves no workspace behind.
+  const early = wsExists ? undefined : importFiles(path, agentFiles, o.format);
+  if (o.dryRun && early) {
+    const result = early;
     io.stdout.write(
       `would import ${result.tree.length} items (${result.format}) into a new workspace ${shown}\n`,
     );
@@ -237,7 +239,7 @@ function importFile(path: string, wsDir: string, shown: string, o: FileOptions, 
           `conversation ${conversation} agent ${agent} already exists in ${shown}; pass another --conversation`,
         );
     }
-    const result = importFiles(path, agentFiles, o.format);
+    const result = early ?? importFiles(path, agentFiles, o.format);
     let missingBackups = 0;
     const options = {
       agent,

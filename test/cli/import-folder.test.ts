@@ -281,6 +281,12 @@ describe('glyphfold import FOLDER (child processes, 26 real sessions in five for
     expect(cli('import', project, '--workspace', ws).out).toMatch(
       new RegExp(`${SESSIONS} unchanged, 0 failed`),
     );
+    // The file on its own goes through the same ledger: its folder-given conversation, unchanged.
+    const one = cli('import', cut, '--workspace', ws);
+    expect(one.code).toBe(0);
+    expect(one.out).toBe(
+      `unchanged: ${cut} holds what was imported into conversation ${GROWN} agent main; nothing written\n`,
+    );
   });
 
   it('reports a session rewritten since it was imported and leaves its history alone', () => {

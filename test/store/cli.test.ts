@@ -1,5 +1,5 @@
 /** `glyphfold import`, `tree` and `reindex`, run through the CLI entry with real files. */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -18,7 +18,7 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 const run = (...argv: string[]) => runCli(argv, { cwd: dir });
 
 describe('glyphfold import / tree / reindex', () => {
-  it('imports every fixture format into its own conversation and refuses a second import', async () => {
+  it('imports every fixture format into its own conversation; the same file again is unchanged, a copy refused', async () => {
     for (const file of [
       'claude-code.jsonl',
       'codex.jsonl',
@@ -34,8 +34,14 @@ describe('glyphfold import / tree / reindex', () => {
       );
     }
     const again = await run('import', join(fixtures, 'anthropic.json'), '--workspace', 'ws');
-    expect(again.code).toBe(1);
-    expect(again.err).toMatch(/already exists/);
+    expect(again.code, again.err).toBe(0);
+    expect(again.out).toMatch(/^unchanged: .*anthropic\.json holds what was imported into conversation /);
+    // A copy elsewhere is another source (the ledger goes by path) whose derived conversation exists.
+    mkdirSync(join(dir, 'copy'), { recursive: true });
+    copyFileSync(join(fixtures, 'anthropic.json'), join(dir, 'copy', 'anthropic.json'));
+    const copy = await run('import', join(dir, 'copy', 'anthropic.json'), '--workspace', 'ws');
+    expect(copy.code).toBe(1);
+    expect(copy.err).toMatch(/already exists/);
     const ws = Workspace.open(join(dir, 'ws'));
     expect(ws.conversations()).toHaveLength(5);
     ws.close();
