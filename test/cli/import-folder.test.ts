@@ -26,8 +26,8 @@ import { runCli } from '../helpers/cli.js';
 
 const REAL_ROOT = 'test/fixtures/transcripts/real';
 const REAL = join(REAL_ROOT, 'claude-code');
-/** 26 real sessions under REAL_ROOT: 19 Claude Code, 1 Codex, 3 SWE-agent, 1 mini-SWE-agent, 2 LangGraph. */
-const SESSIONS = 26;
+/** 27 real sessions under REAL_ROOT: 20 Claude Code, 1 Codex, 3 SWE-agent, 1 mini-SWE-agent, 2 LangGraph. */
+const SESSIONS = 27;
 /** A session codemie-code's authors recorded twice: its first 20 lines (their turn-1.jsonl), then whole. */
 const GROWN = '3fb74381-1bf4-475e-8c6f-442d872b1bcf';
 const GROWN_FILE = join(REAL, 'codemie', `${GROWN}.jsonl`);
@@ -182,7 +182,7 @@ const DOCUMENTED_KINDS = [
   /^N demonstration entries \(is_demo\) imported as context/,
 ];
 
-describe('glyphfold import FOLDER (child processes, 26 real sessions in five formats)', () => {
+describe('glyphfold import FOLDER (child processes, 27 real sessions in five formats)', () => {
   const project = join(tmp, 'real');
   const ws = join(tmp, 'ws');
   cpSync(REAL_ROOT, project, { recursive: true });
