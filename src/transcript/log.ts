@@ -139,7 +139,24 @@ export function decodeEntryLine(
   version: number,
   migrations: readonly Migration[] = MIGRATIONS,
 ): LogEntry {
-  const parsed: unknown = JSON.parse(decodeLine(bytes));
+  return decodeEntryText(decodeLine(bytes), version, migrations);
+}
+
+/** `decodeEntryLine` for a line already held as text (a store whose lines are strings). */
+export function decodeEntryText(
+  text: string,
+  version: number,
+  migrations: readonly Migration[] = MIGRATIONS,
+): LogEntry {
+  return decodeEntryValue(JSON.parse(text), version, migrations);
+}
+
+/** `decodeEntryLine` for a line already parsed as JSON (by a reader that hashed and parsed it elsewhere). */
+export function decodeEntryValue(
+  parsed: unknown,
+  version: number,
+  migrations: readonly Migration[] = MIGRATIONS,
+): LogEntry {
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
     throw new Error('not a JSON object');
   return checkEntry(migrate(parsed as Record<string, unknown>, version, migrations));

@@ -31,7 +31,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import pg from 'pg';
 import {
-  decodeEntryLine,
+  decodeEntryValue,
   encodeEntries,
   encodeHeader,
   LOG_VERSION,
@@ -795,8 +795,9 @@ class PgBackend implements HistoryBackend<true> {
       if (!row) throw new RangeError(`${this.what} has no history in ${t('histories')}`);
       let last = 0;
       for (;;) {
-        // The page is chosen first, so the hash check (and any body) touches only its rows. A body is
-        // only sent where `body` is asked for; the others stay out of line on the server.
+        // The page is chosen first, so the hash check (and any body) touches only its rows; OFFSET 0
+        // keeps the planner from folding `q` into the outer query, which would hash each body twice. A
+        // body is only sent where `body` is asked for; the others stay out of line on the server.
         const page = await client.query<IndexRow>(
           `SELECT line, hash, prev, item, parent, length, intact,
                   CASE WHEN item IS NULL OR NOT intact THEN body END AS body
@@ -804,7 +805,8 @@ class PgBackend implements HistoryBackend<true> {
                           CASE WHEN $5 THEN encode(sha256(convert_to(body, 'UTF8')), 'hex') = hash
                                ELSE true END AS intact
                      FROM (SELECT * FROM ${t('entries')} WHERE conversation = $1 AND agent = $2 AND line > $3
-                            ORDER BY line LIMIT $4) p) q
+                            ORDER BY line LIMIT $4) p
+                   OFFSET 0) q
             ORDER BY line`,
           [this.conversation, this.agent, last, this.store.loadBatch, this.store.verifyOnOpen],
         );
@@ -885,13 +887,15 @@ class PgBackend implements HistoryBackend<true> {
     const t = this.store.t('entries');
     const where = (w: { at: LineLocation; id: string }): string =>
       `${this.what}: item ${w.id} (line ${w.at.offset} of ${t})`;
-    let rows: { line: number; body: string }[];
+    type Row = { line: number; hash: string; value?: unknown; error?: string };
+    let rows: Row[];
     try {
       rows = this.store
         .syncReader()
-        .query<{ line: number; body: string }>(
+        .query<Row>(
           `SELECT line, body FROM ${t} WHERE conversation = $1 AND agent = $2 AND line = ANY($3::int[])`,
           [this.conversation, this.agent, wanted.map((w) => w.at.offset)],
+          { parseBody: true },
         );
     } catch (err) {
       throw new Error(
@@ -899,17 +903,17 @@ class PgBackend implements HistoryBackend<true> {
         { cause: err },
       );
     }
-    const byLine = new Map(rows.map((r) => [r.line, r.body]));
+    const byLine = new Map(rows.map((r) => [r.line, r]));
     return wanted.map((w) => {
-      const body = byLine.get(w.at.offset);
-      if (body === undefined) throw new Error(`${where(w)}: the row is gone from the table`);
-      const bytes = Buffer.from(body, 'utf8');
-      const found = sha256Hex(bytes);
-      if (found !== w.at.hash)
+      const r = byLine.get(w.at.offset);
+      if (r === undefined) throw new Error(`${where(w)}: the row is gone from the table`);
+      // The reader hashed the UTF-8 bytes of the body as stored, before parsing them.
+      if (r.hash !== w.at.hash)
         throw new Error(
-          `${where(w)}: the row changed since the history was opened (sha256 ${w.at.hash.slice(0, 12)}… expected, found ${found.slice(0, 12)}…)`,
+          `${where(w)}: the row changed since the history was opened (sha256 ${w.at.hash.slice(0, 12)}… expected, found ${r.hash.slice(0, 12)}…)`,
         );
-      const entry = decodeEntryLine(bytes, this.version);
+      if (r.error !== undefined) throw new Error(`${where(w)}: not valid JSON (${r.error})`);
+      const entry = decodeEntryValue(r.value, this.version);
       if (entry.t !== 'item' || entry.item.id !== w.id)
         throw new Error(
           `${where(w)}: the line holds ${entry.t === 'item' ? `item ${entry.item.id}` : `a ${entry.t} entry`}`,
