@@ -233,7 +233,8 @@ export class PostgresStore implements HistoryStore {
   /** @internal the connection that reads dropped item bodies back, synchronously (started on first use). */
   syncReader(): SyncReader {
     if (this.closed) throw new Error('PostgresStore is closed');
-    return (this.reader ??= new SyncReader(this.clientConfig));
+    if (!this.reader?.usable) this.reader = new SyncReader(this.clientConfig);
+    return this.reader;
   }
 
   /** @internal a dedicated connection (a writer's session), not from the pool. */

@@ -82,6 +82,7 @@ export class SyncReader {
   private readonly flag: Int32Array;
   private seq = 0;
   private closed = false;
+  private exited = false;
 
   /** `config`: the store's connection settings; functions (a password callback) cannot cross to the worker and are left out. */
   constructor(config: pg.ClientConfig) {
@@ -103,7 +104,13 @@ export class SyncReader {
     // Neither keeps the process alive: a harness that forgets to close the store still exits.
     this.worker.unref();
     this.port.unref();
-    this.worker.on('error', () => {}); // reported to the next query as a timeout or a closed worker
+    this.worker.on('error', () => {}); // the read waiting for it times out; the next one starts a new worker
+    this.worker.on('exit', () => (this.exited = true));
+  }
+
+  /** False once the worker is gone (it crashed, or `close()`): the store then starts another. */
+  get usable(): boolean {
+    return !this.closed && !this.exited;
   }
 
   /**
