@@ -56,10 +56,12 @@ describe.skipIf(typeof cluster === 'string')('PostgreSQL items read back from th
     stores.push(s);
     return s;
   };
-  beforeAll(async () => {
+  const connectAdmin = async (): Promise<void> => {
     admin = new pg.Client(c.url);
+    admin.on('error', () => {}); // a server restart ends it; the restart test connects again
     await admin.connect();
-  });
+  };
+  beforeAll(connectAdmin);
   afterAll(async () => {
     for (const s of stores) await s.close();
     await admin?.end();
@@ -159,6 +161,26 @@ describe.skipIf(typeof cluster === 'string')('PostgreSQL items read back from th
     expect(again.problems).toEqual([]);
     expect(again.path().map(text)).toEqual(['first', 'other']);
     await again.close();
+  });
+
+  it('reads back across a server restart (the reader connects again), and fails clearly once the store is closed', async () => {
+    const s = store('lazy_restart', { retainBytes: 0 });
+    const w = await s.history('c1');
+    const written = await seed(w, 2);
+    await w.close();
+    const h = await s.history('c1', 'main', { readOnly: true });
+    expect(h.get(written[0]!.id)).toEqual(written[0]); // the reader's connection is up
+    c.restart(); // its connection ends with the server
+    await admin.end().catch(() => {});
+    await connectAdmin();
+    expect(h.path()).toEqual(written.slice(0, 6));
+    await h.close();
+    await s.close();
+    expect(() => h.get(written[1]!.id)).toThrow(
+      new RegExp(
+        `conversation c1 agent main: item ${written[1]!.id} .*: cannot be read back: PostgresStore is closed`,
+      ),
+    );
   });
 
   it('migrates a schema made by version 1 (bodies only), indexing its rows; damage stays reported', async () => {
