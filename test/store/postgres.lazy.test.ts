@@ -258,7 +258,7 @@ const IMAGE_CHARS = 2_000_000;
 const LIMIT = 200 * 1000 ** 2;
 /**
  * A walk holds one body at a time, but each body read back is a new 2 MB string that lives until V8's
- * next full collection, and V8 lets such garbage reach ~100 MB first: measured 193-233 MB here (the
+ * next full collection, and V8 lets such garbage reach ~100 MB first: measured 193-237 MB here (the
  * folder store's same walk over the same 300 screenshots: 188-206 MB). Still under half the history.
  */
 const WALK_LIMIT = 300 * 1000 ** 2;
