@@ -5,17 +5,26 @@
  * tinybench iteration = every writer commits one turn (a message, a tool call and its ~540-char result);
  *    aggregate turns/s = writers × rounds/s (`ms/round`: one round, every writer one turn).
  * 2. opening a 100k-item history (quick: 10k) for reading, PostgreSQL vs folder.
- * 3. opening one conversation in a store of 1 vs 10,000 conversations (quick: 1,000). The server is a throwaway cluster on this machine's disk
- * (fsync on), started for the run; the suite is skipped with its reason where PostgreSQL is missing.
+ * 3. opening one conversation in a store of 1 vs 10,000 conversations (quick: 1,000).
+ * 4. a history of 300 screenshots of 2 MB (quick: 50): open time and peak RSS of a process that opens
+ *    it, with every body in memory (`retainBytes: Infinity`: what an open cost before bodies were read
+ *    back) beside the index and 16 MiB of bodies (the default, with and without `verifyOnOpen`), each
+ *    in a child process of plain node (the bundled test fixture), side by side in one run.
+ * The server is a throwaway cluster on this machine's disk (fsync on), started for the run; the suite
+ * is skipped with its reason where PostgreSQL is missing.
  */
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { build } from 'esbuild';
 import { Bench } from 'tinybench';
 import { PostgresStore } from '../src/store/postgres/index.js';
 import { Workspace } from '../src/store/workspace.js';
 import type { Item, NewItem } from '../src/transcript/items.js';
 import { encodeEntries, encodeHeader, type LogEntry } from '../src/transcript/log.js';
+import { sha256Hex } from '../src/transcript/hash.js';
 import type { AgentHistory } from '../src/tree/history.js';
 import { startCluster } from '../test/store/pg-cluster.js';
 import type { BenchResult, BenchSuite } from './suite.js';
@@ -38,13 +47,22 @@ function turnItems(n: number): NewItem[] {
 
 const TIME = '2026-11-30T00:00:00.000Z';
 
+/** The index columns PostgreSQL keeps beside each line (schema version 2). */
+interface LineIndex {
+  hash: string;
+  prev: string | null;
+  item: string | null;
+  parent: string | null;
+}
+
 /** The lines of a committed log of `items` items (3 per turn), as both stores keep them. */
 function logLines(
   conversation: string,
   items: number,
-): { lines: string[]; head: string; tip: string; turns: number } {
+): { lines: string[]; index: LineIndex[]; head: string; tip: string; turns: number } {
   const header = encodeHeader({ t: 'header', v: 1, conversation, agent: 'main', created: TIME });
   const lines = [header.text.slice(0, -1)];
+  const index: LineIndex[] = [{ hash: header.hash, prev: null, item: null, parent: null }];
   let prev = header.hash;
   let parent: string | null = null;
   let turn = 0;
@@ -84,14 +102,23 @@ function logLines(
     unit.push({ t: 'commit', turn, time: TIME });
     const e = encodeEntries(unit, prev);
     lines.push(...e.text.slice(0, -1).split('\n'));
+    unit.forEach((entry, k) => {
+      const item = entry.t === 'item' ? entry.item : undefined;
+      index.push({
+        hash: e.lines[k]!.hash,
+        prev: k === 0 ? prev : e.lines[k - 1]!.hash,
+        item: item?.id ?? null,
+        parent: item?.parent ?? null,
+      });
+    });
     prev = e.lastHash;
   }
-  return { lines, head: prev, tip: parent!, turns: turn };
+  return { lines, index, head: prev, tip: parent!, turns: turn };
 }
 
 /** Stores a log straight into the tables (setup: no per-turn transactions). */
 async function insertLog(store: PostgresStore, conversation: string, items: number): Promise<void> {
-  const { lines, head, tip, turns } = logLines(conversation, items);
+  const { lines, index, head, tip, turns } = logLines(conversation, items);
   const t = (x: string): string => store.t(x);
   await store.migrate();
   await store.pool.query(`INSERT INTO ${t('conversations')} (id, created) VALUES ($1, $2)`, [
@@ -104,9 +131,20 @@ async function insertLog(store: PostgresStore, conversation: string, items: numb
   );
   for (let from = 0; from < lines.length; from += 5000) {
     const batch = lines.slice(from, from + 5000);
+    const idx = index.slice(from, from + 5000);
     await store.pool.query(
-      `INSERT INTO ${t('entries')} (conversation, agent, line, body) SELECT $1, 'main', l, b FROM unnest($2::int[], $3::text[]) AS u (l, b)`,
-      [conversation, batch.map((_, i) => from + i + 1), batch],
+      `INSERT INTO ${t('entries')} (conversation, agent, line, body, hash, prev, item, parent)
+       SELECT $1, 'main', l, b, h, p, i, ip
+         FROM unnest($2::int[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[]) AS u (l, b, h, p, i, ip)`,
+      [
+        conversation,
+        batch.map((_, i) => from + i + 1),
+        batch,
+        idx.map((x) => x.hash),
+        idx.map((x) => x.prev),
+        idx.map((x) => x.item),
+        idx.map((x) => x.parent),
+      ],
     );
   }
 }
@@ -193,8 +231,8 @@ export const storePgSuite: BenchSuite = {
       folderWs.history('big', 'main', { readOnly: true }).close(); // indexes it once
       const pgLoad = await medianMs(3, async () => {
         const h = await store.history('big', 'main', { readOnly: true });
-        if (h.items().length !== big)
-          throw new Error(`store-pg: loaded ${h.items().length} items, expected ${big}`);
+        // The count, not items(): items() reads back every body past retainBytes (not part of opening).
+        if (h.itemCount !== big) throw new Error(`store-pg: loaded ${h.itemCount} items, expected ${big}`);
         await h.close();
       });
       const folderLoad = await medianMs(3, async () => {
@@ -225,9 +263,9 @@ export const storePgSuite: BenchSuite = {
           [TIME, many - 1],
         );
         await lots.pool.query(
-          `INSERT INTO ${lots.t('entries')} (conversation, agent, line, body)
-           SELECT 'c' || g, 'main', l, repeat('x', 500) FROM generate_series(1, $1) g, generate_series(1, 10) l`,
-          [many - 1],
+          `INSERT INTO ${lots.t('entries')} (conversation, agent, line, body, hash)
+           SELECT 'c' || g, 'main', l, repeat('x', 500), $2 FROM generate_series(1, $1) g, generate_series(1, 10) l`,
+          [many - 1, sha256Hex('x'.repeat(500))],
         );
         await lots.pool.query(`ANALYZE ${lots.t('entries')}`);
         const bench = new Bench({ time: ctx.quick ? 200 : 1500, warmupIterations: 5 });
@@ -256,6 +294,8 @@ export const storePgSuite: BenchSuite = {
         await single.close();
         await lots.close();
       }
+
+      results.push(...(await bigBodies(cluster.url, ctx)));
     } finally {
       await store.close();
       cluster.stop();
@@ -264,3 +304,70 @@ export const storePgSuite: BenchSuite = {
     return results;
   },
 };
+
+/** Peak RSS and open time of a child process opening a history of large screenshots (section 4). */
+async function bigBodies(
+  url: string,
+  ctx: { quick: boolean; log: (line: string) => void },
+): Promise<BenchResult[]> {
+  const shots = ctx.quick ? 50 : 300;
+  const chars = 2_000_000;
+  const bundle = join('node_modules', '.cache', 'glyphfold-bench', 'pg-open.mjs');
+  mkdirSync(join('node_modules', '.cache', 'glyphfold-bench'), { recursive: true });
+  await build({
+    entryPoints: ['test/store/fixtures/pg-open.ts'],
+    outfile: bundle,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    packages: 'external',
+    logLevel: 'warning',
+  });
+  const store = new PostgresStore({ connectionString: url, schema: 'bench_big' });
+  try {
+    const h = await store.history('big');
+    // Random data: PNGs do not compress, so neither does TOAST.
+    const noise = randomBytes((chars * 3) / 4).toString('base64');
+    for (let i = 0; i < shots; i++) {
+      const tag = String(i).padStart(8, '0');
+      h.append({ kind: 'image', author: 'machinery', mediaType: 'image/png', data: tag + noise.slice(8) });
+      await h.commit();
+    }
+    await h.close();
+    const { rows } = await store.pool.query<{ heap: string; total: string }>(
+      `SELECT pg_relation_size($1) AS heap, pg_total_relation_size($1) AS total`,
+      [store.t('entries')],
+    );
+    ctx.log(
+      `store-pg: ${shots} screenshots stored: entries heap ${(Number(rows[0]!.heap) / 1e6).toFixed(2)} MB, with TOAST and index ${(Number(rows[0]!.total) / 1e6).toFixed(0)} MB`,
+    );
+  } finally {
+    await store.close();
+  }
+  const modes: [string, string[]][] = [
+    ['every body in memory (retainBytes: Infinity, as before), read', ['open', 'all']],
+    ['index + 16 MiB of bodies (default), read', ['open', 'default']],
+    ['index + 16 MiB, verifyOnOpen: false, read', ['open', 'default', 'noverify']],
+    ['index + 16 MiB of bodies (default), write', ['write', 'default']],
+  ];
+  const out: BenchResult[] = [];
+  let before: { ms: number; rss: number } | undefined;
+  for (const [name, args] of modes) {
+    const r = JSON.parse(
+      execFileSync(process.execPath, [bundle, url, 'bench_big', ...args], { encoding: 'utf8' }),
+    ) as { ms: number; maxRssBytes: number; items: number; error?: string };
+    if (r.error) throw new Error(`store-pg: ${name}: ${r.error}`);
+    const rss = r.maxRssBytes / 1e6;
+    before ??= { ms: r.ms, rss };
+    out.push({
+      suite: 'store-pg',
+      impl: `PostgreSQL, open ${shots} × 2 MB screenshots: ${name}`,
+      ms: r.ms,
+      'peak RSS MB': Math.round(rss),
+      'x RSS of before': Number((rss / before.rss).toFixed(2)),
+      'x time of before': Number((r.ms / before.ms).toFixed(2)),
+    });
+    ctx.log(`store-pg: ${shots} screenshots, ${name}: ${r.ms} ms, peak RSS ${Math.round(rss)} MB`);
+  }
+  return out;
+}

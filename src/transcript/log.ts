@@ -100,6 +100,7 @@ export function encodeHeader(header: LogHeader): { text: string; hash: string } 
 
 /** Where one line of a log is: its byte offset, its length in bytes (without the '\n') and its sha256. */
 export interface LineLocation {
+  /** Byte offset in the log file; a store that keeps lines as rows puts the line number here. */
   offset: number;
   length: number;
   hash: string;
@@ -138,7 +139,24 @@ export function decodeEntryLine(
   version: number,
   migrations: readonly Migration[] = MIGRATIONS,
 ): LogEntry {
-  const parsed: unknown = JSON.parse(decodeLine(bytes));
+  return decodeEntryText(decodeLine(bytes), version, migrations);
+}
+
+/** `decodeEntryLine` for a line already held as text (a store whose lines are strings). */
+export function decodeEntryText(
+  text: string,
+  version: number,
+  migrations: readonly Migration[] = MIGRATIONS,
+): LogEntry {
+  return decodeEntryValue(JSON.parse(text), version, migrations);
+}
+
+/** `decodeEntryLine` for a line already parsed as JSON (by a reader that hashed and parsed it elsewhere). */
+export function decodeEntryValue(
+  parsed: unknown,
+  version: number,
+  migrations: readonly Migration[] = MIGRATIONS,
+): LogEntry {
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
     throw new Error('not a JSON object');
   return checkEntry(migrate(parsed as Record<string, unknown>, version, migrations));
@@ -289,14 +307,7 @@ export class LogParser {
         return;
       }
     }
-    if (raw.prev !== this.expectedPrev) {
-      this.problems.push({
-        kind: 'chain',
-        line: lineNo,
-        message: `line ${lineNo}: hash chain broken (prev does not match line ${lineNo - 1}; a line was altered, removed or inserted)`,
-      });
-    }
-    this.expectedPrev = hash;
+    this.checkPrev(lineNo, raw.prev, hash);
     let entry: LogEntry;
     try {
       // checkEntry builds a fresh entry from the known fields, which leaves `prev` behind.
@@ -306,9 +317,51 @@ export class LogParser {
       this.problems.push({ kind: 'invalid', line: lineNo, message: `line ${lineNo}: ${message}` });
       return;
     }
+    this.accept(lineNo, entry, { offset: start, length: bytes.length, hash });
+  }
+
+  /**
+   * An item line known by its index alone: its byte length, its sha256 and the `prev` it carries, as a
+   * store that keeps lines as rows recorded them when they were written. It takes part in the hash
+   * chain and in units exactly like `line()`, without its bytes being read: the item is `{ id, parent }`
+   * only (`entry.item` holds nothing else), not validated here; the store checks the bytes against
+   * `hash` and decodes them (`decodeEntryLine`) when the item is asked for.
+   */
+  indexedItem(length: number, hash: string, prev: string | null, id: string, parent: string | null): void {
+    const lineNo = ++this.lineNo;
+    const start = this.offset;
+    this.offset += length + 1;
+    if (this.stopped) return;
+    if (lineNo === 1) {
+      this.problems.push({
+        kind: 'header',
+        line: 1,
+        message: `line 1: expected the header entry, found "item" (was the start of the log cut off?)`,
+      });
+      this.expectedPrev = hash;
+      return;
+    }
+    this.checkPrev(lineNo, prev, hash);
+    const item = { id, parent } as Item;
+    this.accept(lineNo, { t: 'item', item }, { offset: start, length, hash });
+  }
+
+  private checkPrev(lineNo: number, prev: unknown, hash: string): void {
+    if (prev !== this.expectedPrev) {
+      this.problems.push({
+        kind: 'chain',
+        line: lineNo,
+        message: `line ${lineNo}: hash chain broken (prev does not match line ${lineNo - 1}; a line was altered, removed or inserted)`,
+      });
+    }
+    this.expectedPrev = hash;
+  }
+
+  private accept(lineNo: number, entry: LogEntry, at: LineLocation): void {
+    const hash = at.hash;
     if (this.pending.length === 0) this.pendingFrom = lineNo;
     this.pending.push({ line: lineNo, entry });
-    this.pendingAt.push({ offset: start, length: bytes.length, hash });
+    this.pendingAt.push(at);
     if (entry.t === 'commit') {
       for (let i = 0; i < this.pending.length; i++) {
         const p = this.pending[i]!;

@@ -8,7 +8,8 @@
  * `AgentHistory<false>` (the folder workspace, memory) returns plain values; `AgentHistory<true>`
  * (PostgreSQL) returns promises from every call that writes (`commit`, `adopt`, `branch`, `fork`,
  * `checkpoint`, `rewind`, `restore`, `close`) and rejects instead of throwing; reads (`path`, `items`,
- * `tip`, …) and `append` are synchronous on both, as the tree is held in memory.
+ * `tip`, …) and `append` are synchronous on both: the tree is held in memory, with the bodies of at
+ * most `retainBytes` of items, and the backend reads the others back synchronously when asked.
  */
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
@@ -21,7 +22,16 @@ import { andThen as then, attempt, isPromise } from './awaitable.js';
 import { extractiveDigest } from './digest.js';
 import { restoreFiles, snapshotFiles, type FileRestore } from './files.js';
 import { resumeCut, type ResumeOptions, type ResumeResult } from './resume.js';
-import { applyEntry, bodyOf, childrenOf, emptyState, nodePath, pathTo, type TreeState } from './state.js';
+import {
+  applyEntry,
+  bodiesOf,
+  bodyOf,
+  childrenOf,
+  emptyState,
+  nodePath,
+  pathTo,
+  type TreeState,
+} from './state.js';
 
 /** A tree operation that needs a turn boundary was called with an uncommitted turn pending. */
 export class PendingTurnError extends Error {
@@ -152,7 +162,7 @@ export class AgentHistory<A extends boolean = false> {
    * read back from the log, so this costs the whole log; `itemCount` does not.
    */
   items(): readonly Item[] {
-    return this.state.order.map((n) => bodyOf(this.state, n));
+    return bodiesOf(this.state, this.state.order);
   }
 
   /** Number of committed items (all branches), without reading any. */
@@ -190,13 +200,15 @@ export class AgentHistory<A extends boolean = false> {
    * edited prompt starts a new branch and the old answer stays in the tree.
    */
   edit(itemId: string, replacement: NewItem): Item {
-    const original = this.get(itemId);
-    if (!original) throw new RangeError(`edit: no item ${itemId} in ${this.where()}`);
+    // The node's parent, not the item: no body is read back for an edit.
+    const node = this.state.nodes.get(itemId);
+    const parent = node ? node.parent : this.pending.find((i) => i.id === itemId)?.parent;
+    if (parent === undefined) throw new RangeError(`edit: no item ${itemId} in ${this.where()}`);
     if (this.pending.length > 0)
       throw new PendingTurnError(
         `edit: commit or discard the pending turn first (${this.pending.length} items)`,
       );
-    return this.appendAt(original.parent, replacement);
+    return this.appendAt(parent, replacement);
   }
 
   private appendAt(parent: string | null, fields: NewItem): Item {
@@ -517,9 +529,10 @@ export class AgentHistory<A extends boolean = false> {
 
   private abandonedSince(checkpoint: Checkpoint): Item[] {
     const keep = new Set(nodePath(this.state, checkpoint.at).map((n) => n.id));
-    return nodePath(this.state, this.state.tip)
-      .filter((n) => !keep.has(n.id))
-      .map((n) => bodyOf(this.state, n));
+    return bodiesOf(
+      this.state,
+      nodePath(this.state, this.state.tip).filter((n) => !keep.has(n.id)),
+    );
   }
 
   private requireCheckpoint(label: string, op: string): Checkpoint {

@@ -24,6 +24,16 @@ export interface ItemNode {
 /** Reads back the item `id` stored at `at` (the backend checks the bytes are the ones indexed). */
 export type ItemReader = (at: LineLocation, id: string) => Item;
 
+/**
+ * Reads back several dropped items at once, in the order given (a backend across a network reads a
+ * path in a few round trips instead of one per item).
+ */
+export type ItemBatchReader = (nodes: readonly ItemNode[]) => Item[];
+
+/** Most line bytes read back per batch (and items per batch): what a path read holds besides the path. */
+const READ_BATCH_BYTES = 8 << 20;
+const READ_BATCH_ITEMS = 1000;
+
 /** Default bytes of item lines kept in memory by a history whose backend can read items back: 16 MiB. */
 export const DEFAULT_RETAIN_BYTES = 16 << 20;
 
@@ -38,12 +48,18 @@ export interface TreeState {
   turn: number;
   /** How dropped bodies are read back; without one, every body is kept. */
   read: ItemReader | undefined;
+  /** How several dropped bodies are read back at once (else one by one through `read`). */
+  readMany?: ItemBatchReader | undefined;
   /** Line bytes of the droppable bodies kept, and the most that may be kept. */
   retained: number;
   retainBytes: number;
 }
 
-export function emptyState(read?: ItemReader, retainBytes = DEFAULT_RETAIN_BYTES): TreeState {
+export function emptyState(
+  read?: ItemReader,
+  retainBytes = DEFAULT_RETAIN_BYTES,
+  readMany?: ItemBatchReader,
+): TreeState {
   return {
     nodes: new Map(),
     order: [],
@@ -51,6 +67,7 @@ export function emptyState(read?: ItemReader, retainBytes = DEFAULT_RETAIN_BYTES
     checkpoints: new Map(),
     turn: 0,
     read,
+    readMany,
     retained: 0,
     retainBytes,
   };
@@ -63,11 +80,39 @@ export function bodyOf(state: TreeState, node: ItemNode): Item {
   return state.read!(node.at!, node.id);
 }
 
+/** The items of `nodes`, in order; dropped bodies are read back in batches when the backend can. */
+export function bodiesOf(state: TreeState, nodes: readonly ItemNode[]): Item[] {
+  const readMany = state.readMany;
+  if (!readMany) return nodes.map((n) => bodyOf(state, n));
+  const out: Item[] = new Array<Item>(nodes.length);
+  let batch: number[] = [];
+  let bytes = 0;
+  const flush = (): void => {
+    const got = readMany(batch.map((i) => nodes[i]!));
+    batch.forEach((i, k) => (out[i] = got[k]!));
+    batch = [];
+    bytes = 0;
+  };
+  nodes.forEach((n, i) => {
+    if (n.body) {
+      out[i] = n.body;
+      return;
+    }
+    const length = n.at!.length;
+    if (batch.length > 0 && (bytes + length > READ_BATCH_BYTES || batch.length >= READ_BATCH_ITEMS)) flush();
+    batch.push(i);
+    bytes += length;
+  });
+  if (batch.length > 0) flush();
+  return out;
+}
+
 /**
  * Applies one committed entry; `at` is where its line is, when the backend can read it back. Entries
  * that refer to unknown items are reported and skipped (a tip or a checkpoint) or kept and reported (an
  * item with a missing parent: it exists, it is just unreachable from a root — reported, never silently
- * dropped).
+ * dropped). `indexOnly`: the entry's item holds only its id and parent (the backend loaded its index,
+ * not its body), so the body is read back whenever it is asked for.
  */
 export function applyEntry(
   state: TreeState,
@@ -75,6 +120,7 @@ export function applyEntry(
   line: number,
   problems: LogProblem[],
   at?: LineLocation,
+  indexOnly = false,
 ): void {
   switch (entry.t) {
     case 'item': {
@@ -96,7 +142,11 @@ export function applyEntry(
         });
       }
       const droppable = at !== undefined && state.read !== undefined;
-      const keep = !droppable || state.retained + at.length <= state.retainBytes;
+      if (indexOnly && !droppable)
+        throw new Error(
+          `internal: item ${item.id} was loaded without its body by a backend that cannot read it`,
+        );
+      const keep = !indexOnly && (!droppable || state.retained + at.length <= state.retainBytes);
       if (droppable && keep) state.retained += at.length;
       // The parent's id string is shared, not a second copy per child.
       const node: ItemNode = {
@@ -157,10 +207,13 @@ export function nodePath(state: TreeState, tip: string | null): ItemNode[] {
 
 /** Items root → `tip`, following parents. Stops at a missing parent (already reported on load). */
 export function pathTo(state: TreeState, tip: string | null): Item[] {
-  return nodePath(state, tip).map((n) => bodyOf(state, n));
+  return bodiesOf(state, nodePath(state, tip));
 }
 
 /** Children of `id` (`null`: the roots), in log order. */
 export function childrenOf(state: TreeState, id: string | null): Item[] {
-  return state.order.filter((n) => n.parent === id).map((n) => bodyOf(state, n));
+  return bodiesOf(
+    state,
+    state.order.filter((n) => n.parent === id),
+  );
 }

@@ -5,7 +5,8 @@
  *
  * A log is stored as its lines, exactly as the folder store writes them (canonical JSON with the `prev`
  * hash of the line before), one row per line: the hash chain is kept and checked on load by the same
- * parser, and export to a folder is a byte-for-byte copy.
+ * parser, and export to a folder is a byte-for-byte copy. Since version 2 each row also carries its
+ * index (hash, prev, item id, parent), so a history opens without reading item bodies.
  */
 import type pg from 'pg';
 
@@ -51,6 +52,33 @@ export const PG_MIGRATIONS: readonly string[] = [
      hash TEXT PRIMARY KEY,
      bytes BYTEA NOT NULL
    );`,
+  // 2: the index of each line beside its body, so a history opens by reading the index and keeps at
+  // most `retainBytes` of bodies (read back by primary key, checked against `hash`). `hash` is the
+  // sha256 of the line's UTF-8 bytes, `prev` the hash the line carries (the chain is checked over the
+  // index), `item` and `parent` the item's ids for item lines (NULL for other lines, which are always
+  // read whole). Existing rows are indexed from their bodies; a body that is not JSON (damage) gets no
+  // `item`, so it is read whole and reported by the parser as before. Bodies stay where they are:
+  // PostgreSQL already keeps values over ~2 kB out of line (TOAST), so a scan of the index columns
+  // does not read large bodies. (OFFSET 0 keeps the planner from copying the parse into each use of
+  // `v`: every body is parsed once.)
+  `CREATE FUNCTION pg_temp.glyphfold_json(t TEXT) RETURNS JSONB LANGUAGE plpgsql IMMUTABLE AS $$
+   BEGIN
+     RETURN t::jsonb;
+   EXCEPTION WHEN others THEN
+     RETURN NULL;
+   END $$;
+   ALTER TABLE entries ADD COLUMN hash TEXT, ADD COLUMN prev TEXT, ADD COLUMN item TEXT, ADD COLUMN parent TEXT;
+   UPDATE entries SET (hash, prev, item, parent) = (
+     SELECT encode(sha256(convert_to(body, 'UTF8')), 'hex'),
+            CASE WHEN jsonb_typeof(v->'prev') = 'string' THEN v->>'prev' END,
+            CASE WHEN v->>'t' = 'item' AND jsonb_typeof(v->'prev') = 'string'
+                      AND jsonb_typeof(v->'item'->'id') = 'string'
+                      AND jsonb_typeof(v->'item'->'parent') IN ('string', 'null')
+                 THEN v->'item'->>'id' END,
+            CASE WHEN v->>'t' = 'item' THEN v->'item'->>'parent' END
+       FROM (SELECT pg_temp.glyphfold_json(body) AS v OFFSET 0) j);
+   ALTER TABLE entries ALTER COLUMN hash SET NOT NULL;
+   DROP FUNCTION pg_temp.glyphfold_json(TEXT);`,
 ];
 
 /** Key of the transaction-level advisory lock that serialises migrations (any constant of our own). */

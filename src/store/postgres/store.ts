@@ -18,16 +18,28 @@
  *   outcome was unknown (the connection died during COMMIT) is found committed or retried, never
  *   written twice.
  *
- * Opening a history reads its rows in pages of `loadBatch` lines inside one snapshot, so no query
- * result holds a whole long history; file snapshots of checkpoints (blobs) are fetched only when a
- * restore needs them.
+ * Opening a history reads its index in pages of `loadBatch` lines inside one snapshot: per line its
+ * number, hash, `prev`, and for an item its id and parent, plus the bodies of the first `retainBytes`
+ * of items (and of the small non-item lines). The other bodies stay in the table (out of line, TOAST)
+ * and are read back by primary key when asked for, in batches for a path, each checked against the
+ * hash it was indexed with: an open history holds an index, not its items. With `verifyOnOpen` (the
+ * default) the server hashes every body while the index is read, so a line altered in the table is
+ * reported on open as the folder store reports it, without the bodies crossing the network. File
+ * snapshots of checkpoints (blobs) are fetched only when a restore needs them.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import pg from 'pg';
-import { encodeEntries, encodeHeader, LOG_VERSION, LogParser } from '../../transcript/log.js';
+import {
+  decodeEntryValue,
+  encodeEntries,
+  encodeHeader,
+  LOG_VERSION,
+  LogParser,
+} from '../../transcript/log.js';
 import type {
   Checkpoint,
+  LineLocation,
   LogEntry,
   LogHeader,
   LogProblem,
@@ -35,6 +47,7 @@ import type {
   ParsedLog,
 } from '../../transcript/log.js';
 import { sha256Hex } from '../../transcript/hash.js';
+import type { Item } from '../../transcript/items.js';
 import {
   HistoryLockedError,
   systemMismatch,
@@ -46,10 +59,11 @@ import {
   type LoadedLog,
 } from '../../tree/backend.js';
 import { AgentHistory, type HistoryOptions } from '../../tree/history.js';
-import { applyEntry, emptyState } from '../../tree/state.js';
+import { applyEntry, emptyState, type TreeState } from '../../tree/state.js';
 import { validateId } from '../ids.js';
 import { DAMAGE, LogIntegrityError } from '../workspace.js';
 import { migrate, quoteIdent, validateSchemaName } from './schema.js';
+import { SyncReader } from './sync-reader.js';
 
 export interface PostgresStoreOptions extends HistoryOptions {
   /** `postgres://user:password@host:port/database` (or give `pool`). */
@@ -60,6 +74,18 @@ export interface PostgresStoreOptions extends HistoryOptions {
   schema?: string;
   /** Lines fetched per query when a history is opened (default 500). */
   loadBatch?: number;
+  /**
+   * Bytes of item lines an open history keeps in memory (default `DEFAULT_RETAIN_BYTES`, 16 MiB): the
+   * first ones, fetched while the history opens; the others are read back from the table when asked
+   * for (a blocking round trip on a connection of the store's reader). 0 keeps none.
+   */
+  retainBytes?: number;
+  /**
+   * Hash every stored body on the server while a history opens (default true), so a line altered in
+   * the table is reported on open (`problems`; a writer refuses it). False: opening reads the index
+   * alone, and an altered body is found when it is read back (an error naming the item).
+   */
+  verifyOnOpen?: boolean;
   /** How long a writer keeps trying to reconnect after its connection dropped (default 30 000 ms). */
   reconnectTimeoutMs?: number;
 }
@@ -69,6 +95,40 @@ export interface PostgresHistoryOptions extends CreateHistoryOptions {
   readOnly?: boolean;
   /** Open for writing even though the committed part is damaged (problems stay reported). */
   acceptDamage?: boolean;
+}
+
+/** The index columns of one `entries` row (schema version 2), written beside its body. */
+interface RowIndex {
+  /** sha256 (hex) of the line's UTF-8 bytes. */
+  hash: string;
+  /** The hash the line carries (`null` for the header). */
+  prev: string | null;
+  /** For an item line, the item's id and parent; `null` for other lines. */
+  item: string | null;
+  parent: string | null;
+}
+
+/** One row of the index as `loadFrom` reads it: the body only where it is needed on open. */
+interface IndexRow {
+  line: number;
+  hash: string;
+  prev: string | null;
+  item: string | null;
+  parent: string | null;
+  length: number;
+  /** False when the server found the body's hash differs from `hash` (`verifyOnOpen`). */
+  intact: boolean;
+  body: string | null;
+}
+
+/** The index of the lines `encodeEntries` made for `unit` after the line hashed `head`. */
+function indexOf(unit: readonly LogEntry[], head: string, lines: readonly LineLocation[]): RowIndex[] {
+  return unit.map((e, i) => ({
+    hash: lines[i]!.hash,
+    prev: i === 0 ? head : lines[i - 1]!.hash,
+    item: e.t === 'item' ? e.item.id : null,
+    parent: e.t === 'item' ? e.item.parent : null,
+  }));
 }
 
 interface HistoryRow {
@@ -102,6 +162,11 @@ export class PostgresStore implements HistoryStore {
   readonly loadBatch: number;
   /** @internal */
   readonly reconnectTimeoutMs: number;
+  /** @internal */
+  readonly retainBytes: number | undefined;
+  /** @internal */
+  readonly verifyOnOpen: boolean;
+  private reader: SyncReader | undefined;
   private ready: Promise<void> | undefined;
   private readonly open = new Set<PgBackend>();
   private closed = false;
@@ -112,8 +177,19 @@ export class PostgresStore implements HistoryStore {
    */
   constructor(options: string | PostgresStoreOptions) {
     const o: PostgresStoreOptions = typeof options === 'string' ? { connectionString: options } : options;
-    const { connectionString, pool, schema, loadBatch, reconnectTimeoutMs, ...history } = o;
+    const {
+      connectionString,
+      pool,
+      schema,
+      loadBatch,
+      reconnectTimeoutMs,
+      retainBytes,
+      verifyOnOpen,
+      ...history
+    } = o;
     this.schema = validateSchemaName(schema ?? 'glyphfold');
+    this.retainBytes = retainBytes;
+    this.verifyOnOpen = verifyOnOpen ?? true;
     this.historyOptions = history;
     this.loadBatch = loadBatch ?? 500;
     this.reconnectTimeoutMs = reconnectTimeoutMs ?? 30_000;
@@ -152,6 +228,13 @@ export class PostgresStore implements HistoryStore {
       throw err;
     });
     return this.ready;
+  }
+
+  /** @internal the connection that reads dropped item bodies back, synchronously (started on first use). */
+  syncReader(): SyncReader {
+    if (this.closed) throw new Error('PostgresStore is closed');
+    if (!this.reader?.usable) this.reader = new SyncReader(this.clientConfig);
+    return this.reader;
   }
 
   /** @internal a dedicated connection (a writer's session), not from the pool. */
@@ -315,11 +398,18 @@ export class PostgresStore implements HistoryStore {
   ): Promise<{ conversation: string; agent: string; lines: number; items: number; problems: LogProblem[] }> {
     await this.migrate();
     const bodies: string[] = [];
+    const hashes: string[] = [];
+    /** Line number → [item id, parent] of each committed item line. */
+    const itemAt = new Map<number, [string, string | null]>();
     const state = emptyState();
     const ignored: LogProblem[] = [];
     const parser = new LogParser({
       keepEntries: false,
-      onCommitted: (line, entry) => applyEntry(state, entry, line, ignored),
+      onCommitted: (line, entry, at) => {
+        if (entry.t === 'item') itemAt.set(line, [entry.item.id, entry.item.parent]);
+        hashes[line - 1] = at.hash;
+        applyEntry(state, entry, line, ignored);
+      },
     });
     const feed = (bytes: Uint8Array): void => {
       for (let start = 0; ;) {
@@ -355,6 +445,14 @@ export class PostgresStore implements HistoryStore {
     validateId('conversation', conversation);
     validateId('agent', agent);
     bodies.length = parsed.committedLines; // an uncommitted tail is not stored
+    hashes[0] = parsed.commitHashes.get(1)!;
+    // The chain was checked (a damaged log is refused above): each line's prev is the hash before it.
+    const index: RowIndex[] = bodies.map((_, i) => ({
+      hash: hashes[i]!,
+      prev: i === 0 ? null : hashes[i - 1]!,
+      item: itemAt.get(i + 1)?.[0] ?? null,
+      parent: itemAt.get(i + 1)?.[1] ?? null,
+    }));
     // The file snapshots its checkpoints name, from the source store (`workspace.blobs`), before the lines.
     if (options.blobs)
       for (const c of state.checkpoints.values())
@@ -362,7 +460,7 @@ export class PostgresStore implements HistoryStore {
           if (hash !== null) await this.blobs.put(await options.blobs.get(hash));
     const backend = await PgBackend.lockOnly(this, conversation, agent);
     try {
-      await backend.insertWhole(header, bodies, parsed.lastHash!, {
+      await backend.insertWhole(header, bodies, index, parsed.lastHash!, {
         tip: state.tip,
         turn: state.turn,
         items: state.order.length,
@@ -391,6 +489,7 @@ export class PostgresStore implements HistoryStore {
     if (this.closed) return;
     this.closed = true;
     await Promise.all([...this.open].map((b) => b.close()));
+    await this.reader?.close();
     await this.pool.end();
   }
 }
@@ -417,7 +516,11 @@ class PgBackend implements HistoryBackend<true> {
   private lost = false;
   private closed = false;
   private readonly key: string;
-  private loaded!: LoadedLog & { entries: { line: number; entry: LogEntry }[] };
+  private loaded!: LoadedLog & { tree: { state: TreeState; problems: LogProblem[] } };
+  /** Set once a history took the tree: from then on it applies what is written (a fork writes before). */
+  private handedOver = false;
+  /** Format version of the history (its header's), to decode lines read back. */
+  private version = LOG_VERSION;
   private head = '';
   private lines = 0;
   private tip: string | null = null;
@@ -475,6 +578,7 @@ class PgBackend implements HistoryBackend<true> {
   }
 
   load(): LoadedLog {
+    this.handedOver = true;
     return this.loaded;
   }
 
@@ -538,6 +642,7 @@ class PgBackend implements HistoryBackend<true> {
   async insertWhole(
     header: LogHeader,
     bodies: string[],
+    index: readonly RowIndex[],
     head: string,
     s: { tip: string | null; turn: number; items: number; checkpoints: Checkpoint[] },
   ): Promise<void> {
@@ -562,10 +667,21 @@ class PgBackend implements HistoryBackend<true> {
       );
       for (let from = 0; from < bodies.length; from += 1000) {
         const batch = bodies.slice(from, from + 1000);
+        const idx = index.slice(from, from + 1000);
         await client.query(
-          `INSERT INTO ${t('entries')} (conversation, agent, line, body)
-           SELECT $1, $2, l, b FROM unnest($3::int[], $4::text[]) AS u (l, b)`,
-          [this.conversation, this.agent, batch.map((_, i) => from + i + 1), batch],
+          `INSERT INTO ${t('entries')} (conversation, agent, line, body, hash, prev, item, parent)
+           SELECT $1, $2, l, b, h, p, i, ip
+             FROM unnest($3::int[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[]) AS u (l, b, h, p, i, ip)`,
+          [
+            this.conversation,
+            this.agent,
+            batch.map((_, i) => from + i + 1),
+            batch,
+            idx.map((x) => x.hash),
+            idx.map((x) => x.prev),
+            idx.map((x) => x.item),
+            idx.map((x) => x.parent),
+          ],
         );
       }
       for (const c of s.checkpoints)
@@ -633,8 +749,8 @@ class PgBackend implements HistoryBackend<true> {
         [this.conversation, this.agent, header.created, hash],
       );
       await client.query(
-        `INSERT INTO ${t('entries')} (conversation, agent, line, body) VALUES ($1, $2, 1, $3)`,
-        [this.conversation, this.agent, text.slice(0, -1)],
+        `INSERT INTO ${t('entries')} (conversation, agent, line, body, hash) VALUES ($1, $2, 1, $3, $4)`,
+        [this.conversation, this.agent, text.slice(0, -1), hash],
       );
       await client.query('COMMIT');
     } catch (err) {
@@ -644,11 +760,30 @@ class PgBackend implements HistoryBackend<true> {
   }
 
   /**
-   * Reads the row and the lines in one snapshot (REPEATABLE READ), `loadBatch` lines per query, through
-   * the same parser as a log file; compares what it found with what the row records as committed.
+   * Reads the row and the index of the lines in one snapshot (REPEATABLE READ), `loadBatch` lines per
+   * query, through the same parser as a log file: the chain is checked over each line's hash and
+   * `prev`. Bodies come along only for lines that are not items (small), for items within the first
+   * `retainBytes`, and for lines the index cannot stand for (no item id, or, with `verifyOnOpen`, a body
+   * whose hash is not the indexed one: the parser then reports the break where the folder store would).
+   * Compares what it found with what the row records as committed.
    */
   private async loadFrom(client: pg.ClientBase): Promise<void> {
     const t = (x: string): string => this.store.t(x);
+    const tree = emptyState(
+      (at, id) => this.readItems([{ at, id }])[0]!,
+      this.store.retainBytes,
+      (nodes) => this.readItems(nodes.map((n) => ({ at: n.at!, id: n.id }))),
+    );
+    const treeProblems: LogProblem[] = [];
+    /** Lines given to the parser by their index alone, until their unit is committed. */
+    const indexOnly = new Set<number>();
+    const parser = new LogParser({
+      keepEntries: false,
+      onCommitted: (line, entry, at) =>
+        applyEntry(tree, entry, line, treeProblems, { ...at, offset: line }, indexOnly.delete(line)),
+    });
+    const budget = tree.retainBytes;
+    let wanted = 0; // item bytes whose bodies were fetched on open (at most `budget`)
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
     let parsed: ParsedLog;
     let row: HistoryRow | undefined;
@@ -659,18 +794,47 @@ class PgBackend implements HistoryBackend<true> {
       );
       row = r.rows[0];
       if (!row) throw new RangeError(`${this.what} has no history in ${t('histories')}`);
-      const parser = new LogParser();
       let last = 0;
       for (;;) {
-        const page = await client.query<{ line: number; body: string }>(
-          `SELECT line, body FROM ${t('entries')} WHERE conversation = $1 AND agent = $2 AND line > $3
-            ORDER BY line LIMIT $4`,
-          [this.conversation, this.agent, last, this.store.loadBatch],
+        // The page is chosen first, so the hash check (and any body) touches only its rows; OFFSET 0
+        // keeps the planner from folding `q` into the outer query, which would hash each body twice. A
+        // body is only sent where `body` is asked for; the others stay out of line on the server.
+        const page = await client.query<IndexRow>(
+          `SELECT line, hash, prev, item, parent, length, intact,
+                  CASE WHEN item IS NULL OR NOT intact THEN body END AS body
+             FROM (SELECT line, hash, prev, item, parent, body, octet_length(body) AS length,
+                          CASE WHEN $5 THEN encode(sha256(convert_to(body, 'UTF8')), 'hex') = hash
+                               ELSE true END AS intact
+                     FROM (SELECT * FROM ${t('entries')} WHERE conversation = $1 AND agent = $2 AND line > $3
+                            ORDER BY line LIMIT $4) p
+                   OFFSET 0) q
+            ORDER BY line`,
+          [this.conversation, this.agent, last, this.store.loadBatch, this.store.verifyOnOpen],
         );
-        for (const { line, body } of page.rows) {
+        // Bodies of the first items, within the budget: read whole, as the retained part of the tree.
+        const keep: number[] = [];
+        for (const x of page.rows)
+          if (x.body === null && wanted + x.length <= budget) {
+            keep.push(x.line);
+            wanted += x.length;
+          }
+        const kept = new Map<number, string>();
+        if (keep.length > 0) {
+          const b = await client.query<{ line: number; body: string }>(
+            `SELECT line, body FROM ${t('entries')} WHERE conversation = $1 AND agent = $2 AND line = ANY($3::int[])`,
+            [this.conversation, this.agent, keep],
+          );
+          for (const { line, body } of b.rows) kept.set(line, body);
+        }
+        for (const x of page.rows) {
           // A gap in line numbers is a line removed behind our back: the parser sees an empty line there.
-          while (++last < line) parser.line(new Uint8Array(0));
-          parser.line(Buffer.from(body, 'utf8'));
+          while (++last < x.line) parser.line(new Uint8Array(0));
+          const body = x.body ?? kept.get(x.line);
+          if (body !== undefined) parser.line(Buffer.from(body, 'utf8'));
+          else {
+            indexOnly.add(x.line);
+            parser.indexedItem(x.length, x.hash, x.prev, x.item!, x.parent);
+          }
         }
         if (page.rows.length < this.store.loadBatch) break;
       }
@@ -680,6 +844,7 @@ class PgBackend implements HistoryBackend<true> {
       await client.query('ROLLBACK').catch(() => {});
       throw err;
     }
+    this.version = parsed.header?.v ?? LOG_VERSION;
     const problems = [...parsed.problems];
     if (row.lines > parsed.committedLines)
       problems.push({
@@ -706,7 +871,56 @@ class PgBackend implements HistoryBackend<true> {
     this.tip = row.tip;
     this.turn = row.turn;
     this.items = row.items;
-    this.loaded = { header: parsed.header, entries: parsed.entries, problems };
+    this.loaded = {
+      header: parsed.header,
+      entries: [],
+      problems,
+      tree: { state: tree, problems: treeProblems },
+    };
+  }
+
+  /**
+   * Reads back items the history dropped from memory (one query for all of them), each checked against
+   * the hash it was indexed with: a row changed or removed under an open history is an error naming the
+   * conversation, the agent and the item, never a wrong item. Blocks until the rows arrive.
+   */
+  private readItems(wanted: readonly { at: LineLocation; id: string }[]): Item[] {
+    const t = this.store.t('entries');
+    const where = (w: { at: LineLocation; id: string }): string =>
+      `${this.what}: item ${w.id} (line ${w.at.offset} of ${t})`;
+    type Row = { line: number; hash: string; value?: unknown; error?: string };
+    let rows: Row[];
+    try {
+      rows = this.store
+        .syncReader()
+        .query<Row>(
+          `SELECT line, body FROM ${t} WHERE conversation = $1 AND agent = $2 AND line = ANY($3::int[])`,
+          [this.conversation, this.agent, wanted.map((w) => w.at.offset)],
+          { parseBody: true },
+        );
+    } catch (err) {
+      throw new Error(
+        `${where(wanted[0]!)}${wanted.length > 1 ? ` and ${wanted.length - 1} more` : ''}: cannot be read back: ${(err as Error).message}`,
+        { cause: err },
+      );
+    }
+    const byLine = new Map(rows.map((r) => [r.line, r]));
+    return wanted.map((w) => {
+      const r = byLine.get(w.at.offset);
+      if (r === undefined) throw new Error(`${where(w)}: the row is gone from the table`);
+      // The reader hashed the UTF-8 bytes of the body as stored, before parsing them.
+      if (r.hash !== w.at.hash)
+        throw new Error(
+          `${where(w)}: the row changed since the history was opened (sha256 ${w.at.hash.slice(0, 12)}… expected, found ${r.hash.slice(0, 12)}…)`,
+        );
+      if (r.error !== undefined) throw new Error(`${where(w)}: not valid JSON (${r.error})`);
+      const entry = decodeEntryValue(r.value, this.version);
+      if (entry.t !== 'item' || entry.item.id !== w.id)
+        throw new Error(
+          `${where(w)}: the line holds ${entry.t === 'item' ? `item ${entry.item.id}` : `a ${entry.t} entry`}`,
+        );
+      return entry.item;
+    });
   }
 
   /** The session, reconnected and re-locked when it was lost. Returns the row as the database has it. */
@@ -743,12 +957,13 @@ class PgBackend implements HistoryBackend<true> {
     }
   }
 
-  async write(unit: readonly LogEntry[]): Promise<void> {
+  async write(unit: readonly LogEntry[]): Promise<readonly LineLocation[]> {
     if (this.closed || this.mode.readOnly)
       throw new Error(`${this.what} is ${this.mode.readOnly ? 'open read-only' : 'closed'}`);
     // The lines exactly as the folder store writes them (canonical JSON never holds a raw newline).
-    const { text, lastHash } = encodeEntries(unit, this.head);
+    const { text, lastHash, lines } = encodeEntries(unit, this.head);
     const bodies = text.slice(0, -1).split('\n');
+    const index = indexOf(unit, this.head, lines);
     const next = { ...this.counters(), lines: this.lines + unit.length, head: lastHash };
     const checkpoints: Checkpoint[] = [];
     for (const e of unit) {
@@ -770,7 +985,7 @@ class PgBackend implements HistoryBackend<true> {
           );
       }
       try {
-        await this.commitUnit(client, bodies, next, checkpoints);
+        await this.commitUnit(client, bodies, index, next, checkpoints);
         break;
       } catch (err) {
         if (!isConnectionLoss(err) && !this.lost) throw err;
@@ -778,13 +993,18 @@ class PgBackend implements HistoryBackend<true> {
         if (attempt >= 5) throw err;
       }
     }
-    for (let i = 0; i < unit.length; i++)
-      this.loaded.entries.push({ line: this.lines + 1 + i, entry: unit[i]! });
+    // Where each line now is (its row), so the history may drop the bodies and read them back.
+    const at = lines.map((l, i) => ({ offset: this.lines + 1 + i, length: l.length, hash: l.hash }));
+    if (!this.handedOver) {
+      const tree = this.loaded.tree;
+      unit.forEach((e, i) => applyEntry(tree.state, e, this.lines + 1 + i, tree.problems, at[i]));
+    }
     this.lines = next.lines;
     this.head = next.head;
     this.tip = next.tip;
     this.turn = next.turn;
     this.items = next.items;
+    return at;
   }
 
   private counters(): { tip: string | null; turn: number; items: number } {
@@ -799,6 +1019,7 @@ class PgBackend implements HistoryBackend<true> {
   private async commitUnit(
     client: pg.Client,
     bodies: string[],
+    index: readonly RowIndex[],
     next: HistoryRow,
     checkpoints: Checkpoint[],
   ): Promise<void> {
@@ -811,8 +1032,10 @@ class PgBackend implements HistoryBackend<true> {
           WHERE conversation = $6 AND agent = $7 AND lines = $8 AND head = $9
          RETURNING 1
        ), lines AS (
-         INSERT INTO ${t('entries')} (conversation, agent, line, body)
-         SELECT $6, $7, l, b FROM unnest($10::int[], $11::text[]) AS u (l, b) WHERE EXISTS (SELECT 1 FROM moved)
+         INSERT INTO ${t('entries')} (conversation, agent, line, body, hash, prev, item, parent)
+         SELECT $6, $7, l, b, h, p, i, ip
+           FROM unnest($10::int[], $11::text[], $13::text[], $14::text[], $15::text[], $16::text[]) AS u (l, b, h, p, i, ip)
+          WHERE EXISTS (SELECT 1 FROM moved)
        ), cps AS (
          INSERT INTO ${t('checkpoints')} (conversation, agent, label, at, turn, time, files)
          SELECT $6, $7, c.label, c.at, c.turn, c.time, c.files
@@ -835,6 +1058,10 @@ class PgBackend implements HistoryBackend<true> {
         bodies.map((_, i) => this.lines + 1 + i),
         bodies,
         JSON.stringify(cps),
+        index.map((x) => x.hash),
+        index.map((x) => x.prev),
+        index.map((x) => x.item),
+        index.map((x) => x.parent),
       ],
     );
     if (Number(rows[0]?.moved) !== 1)
