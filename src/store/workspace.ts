@@ -89,8 +89,9 @@ export interface WorkspaceOptions extends HistoryOptions {
   /** Largest log in bytes (default `DEFAULT_MAX_LOG_BYTES`, 1 GiB); a commit past it throws `LogFullError`. */
   maxLogBytes?: number;
   /**
-   * Bytes of item lines an open history keeps in memory (default `DEFAULT_RETAIN_BYTES`, 16 MiB), the
-   * newest first; older items are read back from the log when asked for. 0 keeps none.
+   * Bytes of item lines an open history keeps in memory (default `DEFAULT_RETAIN_BYTES`, 16 MiB): items
+   * are kept in the order they are loaded until the budget is spent; the others are read back from the
+   * log when asked for. 0 keeps none.
    */
   retainBytes?: number;
   /**
