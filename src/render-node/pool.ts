@@ -23,7 +23,7 @@ import {
 } from '../render/index.js';
 import { layoutGeometry } from '../render/reference.js';
 import { loadWasmCore, wasmModule, type Utf8Text, type WasmCore } from '../render/wasm.js';
-import type { HeldSlot, PoolJob, PoolPage, PoolReply, PoolWarm } from './worker.js';
+import type { HeldSlot, PoolJob, PoolReply, PoolWarm } from './worker.js';
 
 /** render()'s options a pool takes: always the WASM engine and the core's own encoders. */
 export type PoolRenderOptions = Omit<RenderOptions, 'engine' | 'deflate'>;
@@ -40,7 +40,7 @@ interface Job {
   id: number;
   bounds: Int32Array;
   /** Chunks received, by index; delivered (to the result and `onPage`) in order. */
-  chunks: (PoolPage[] | undefined)[];
+  chunks: ({ png: Uint8Array; meta: Int32Array } | undefined)[];
   delivered: number;
   delivering: boolean;
   /** Workers it was posted to that have not said `done`. */
@@ -269,7 +269,7 @@ export class RenderPool {
     const job = [...t.jobs].find((j) => j.id === reply.id);
     if (!job) return;
     if (reply.kind === 'chunk') {
-      job.chunks[reply.chunk] = reply.pages;
+      job.chunks[reply.chunk] = { png: reply.png, meta: reply.meta };
       void this.deliver(job);
       return;
     }
@@ -302,12 +302,15 @@ export class RenderPool {
       ) {
         job.chunks[job.delivered] = undefined;
         job.delivered++;
-        for (const p of c) {
-          const page: RenderedPage = { width: job.width, height: job.height, chars: p.chars, png: p.png };
+        for (let i = 0, at = 0; i < c.meta.length; i += 3) {
+          const [length, chars, escapes] = [c.meta[i]!, c.meta[i + 1]!, c.meta[i + 2]!];
+          // A view into the chunk's buffer (offset-aware readers only, as for any Uint8Array).
+          const png = c.png.subarray(at, (at += length));
+          const page: RenderedPage = { width: job.width, height: job.height, chars, png };
           r.pages.push(page);
-          r.chars += p.chars;
-          r.escapes += p.escapes;
-          r.bytes += p.png.length;
+          r.chars += chars;
+          r.escapes += escapes;
+          r.bytes += length;
           if (job.onPage) await job.onPage(page, r.pages.length - 1);
         }
       }
