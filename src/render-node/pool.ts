@@ -59,7 +59,8 @@ interface Job {
 interface Thread {
   held: HeldSlot;
   jobs: Set<Job>;
-  ready: (() => void)[];
+  /** warm() calls waiting for this worker's core. */
+  ready: { resolve(): void; reject(error: Error): void }[];
   dead: boolean;
 }
 
@@ -95,8 +96,7 @@ export class RenderPool {
       [...this.workers].map(
         ([worker, t]) =>
           new Promise<void>((resolve, reject) => {
-            t.ready.push(resolve);
-            worker.once('exit', (code) => reject(new Error(`render pool: worker exited with code ${code}`)));
+            t.ready.push({ resolve, reject });
             worker.ref();
             worker.postMessage({ kind: 'warm' } satisfies PoolWarm);
           }),
@@ -255,6 +255,8 @@ export class RenderPool {
         }
       }
       t.jobs.clear();
+      for (const r of t.ready.splice(0))
+        r.reject(new Error(`render pool: worker failed: ${error.message}`, { cause: error }));
     };
     worker.on('error', fail);
     worker.on('exit', (code) => fail(new Error(`exited with code ${code}`)));
@@ -262,7 +264,7 @@ export class RenderPool {
 
   private receive(worker: Worker, t: Thread, reply: PoolReply): void {
     if (reply.kind === 'ready') {
-      t.ready.shift()?.();
+      t.ready.shift()?.resolve();
       if (t.jobs.size === 0) worker.unref();
       return;
     }
