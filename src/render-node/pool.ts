@@ -217,7 +217,8 @@ export class RenderPool {
   async close(): Promise<void> {
     this.closed = true;
     const workers = [...this.workers.keys()];
-    await Promise.all(workers.map((w) => w.terminate()));
+    // An idle worker is unref'd: ref it again, or the process may exit before terminate() settles.
+    await Promise.all(workers.map((w) => (w.ref(), w.terminate())));
   }
 
   /** Starts workers up to `size` (again after one died). */
@@ -263,6 +264,8 @@ export class RenderPool {
   }
 
   private receive(worker: Worker, t: Thread, reply: PoolReply): void {
+    // Closing: a late `done` must not unref a worker that close() waits on to exit.
+    if (this.closed) return;
     if (reply.kind === 'ready') {
       t.ready.shift()?.resolve();
       if (t.jobs.size === 0) worker.unref();
