@@ -9,7 +9,7 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import { deflateSync } from 'node:zlib';
 import { Bench } from 'tinybench';
 import { parseVariant, render } from '../src/render/index.js';
@@ -154,6 +154,25 @@ const speedSuite: BenchSuite = {
   },
 };
 
+/** Median of a list of numbers. */
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[s.length >> 1]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+}
+
+/** CPU milliseconds of this process so far, all threads (the pool's workers included). */
+function cpuMs(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+}
+
+/**
+ * `pool`: ~200 pages, `render()` on this thread vs the worker pool (one worker per core), alternated
+ * call by call in one run so that a change of machine load hits both alike. The pool is warmed first
+ * (its start-up is its own row figure); wall-clock medians give the speed-up, process CPU (all
+ * threads) per render gives the pool's overhead, and the load average before and after labels the
+ * run: on a machine busy with other work the wall-clock ratio says little about idle cores.
+ */
 const poolSuite: BenchSuite = {
   name: 'pool',
   async run(ctx) {
@@ -168,45 +187,81 @@ const poolSuite: BenchSuite = {
       Math.ceil((text.length * target) / core.count(text, { ...shape, cell: '4x6' }).pages),
     );
     const cores = availableParallelism();
+    const loadBefore = loadavg();
+    const started = performance.now();
     const pool = createRenderPool({ size: cores });
+    const rows: BenchResult[] = [];
     try {
-      const serial = await render(text, { shape, cell: '4x6', engine: 'wasm' });
-      const parallel = await pool.render(text, { shape, cell: '4x6' });
-      const same = serial.pages.every((p, i) => Buffer.compare(p.png, parallel.pages[i]!.png) === 0);
-      if (!same || serial.pages.length !== parallel.pages.length)
-        throw new Error('pool: bytes differ from render()');
-      const bench = new Bench({
-        time: ctx.quick ? 200 : 3000,
-        iterations: ctx.quick ? 2 : 6,
-        warmupIterations: 1,
-      });
-      bench.add('serial', () => render(text, { shape, cell: '4x6', engine: 'wasm' }));
-      bench.add('pool', () => pool.render(text, { shape, cell: '4x6' }));
-      await bench.run();
-      const ms = (name: string): number => {
-        const r = bench.tasks.find((t) => t.name === name)!.result;
-        if (r.state !== 'completed') throw new Error(`pool ${name}: ${r.state}`);
-        return r.latency.p50;
-      };
-      const speedup = ms('serial') / ms('pool');
-      ctx.log(
-        `${serial.pages.length} pages: serial ${ms('serial').toFixed(0)} ms, pool of ${cores} ${ms('pool').toFixed(0)} ms`,
-      );
-      return [
-        {
+      await pool.warm();
+      const startupMs = performance.now() - started;
+      for (const compression of ['default', 'fastest'] as const) {
+        const options = { shape, cell: '4x6' as const, compression };
+        const serial = await render(text, { ...options, engine: 'wasm' });
+        const parallel = await pool.render(text, options);
+        const same =
+          serial.pages.length === parallel.pages.length &&
+          serial.pages.every((p, i) => Buffer.compare(p.png, parallel.pages[i]!.png) === 0);
+        if (!same) throw new Error(`pool (${compression}): bytes differ from render()`);
+        const runs: Record<'serial' | 'pool', { wall: number[]; cpu: number[] }> = {
+          serial: { wall: [], cpu: [] },
+          pool: { wall: [], cpu: [] },
+        };
+        const calls = {
+          serial: () => render(text, { ...options, engine: 'wasm' }),
+          pool: () => pool.render(text, options),
+        };
+        for (let i = 0; i < (ctx.quick ? 2 : 15); i++) {
+          for (const name of i % 2 ? (['pool', 'serial'] as const) : (['serial', 'pool'] as const)) {
+            const [t, c] = [performance.now(), cpuMs()];
+            await calls[name]();
+            runs[name].wall.push(performance.now() - t);
+            runs[name].cpu.push(cpuMs() - c);
+          }
+        }
+        const wall = { serial: median(runs.serial.wall), pool: median(runs.pool.wall) };
+        const cpu = { serial: median(runs.serial.cpu), pool: median(runs.pool.cpu) };
+        const speedup = wall.serial / wall.pool;
+        ctx.log(
+          `${compression}, ${serial.pages.length} pages: serial ${wall.serial.toFixed(0)} ms (cpu ${cpu.serial.toFixed(0)}), ` +
+            `pool of ${cores} ${wall.pool.toFixed(0)} ms (cpu ${cpu.pool.toFixed(0)}), ${speedup.toFixed(2)}×`,
+        );
+        rows.push({
           suite: 'pool',
-          impl: `${cores} workers`,
+          impl: `${cores} workers, ${compression}`,
           pages: serial.pages.length,
-          serialMs: round(ms('serial'), 1),
-          poolMs: round(ms('pool'), 1),
+          kbPerPage: round(serial.bytes / serial.pages.length / 1024, 1),
+          serialMs: round(wall.serial, 1),
+          poolMs: round(wall.pool, 1),
           speedup: round(speedup, 2),
           speedupPerCore: round(speedup / cores, 2),
+          serialCpuMs: round(cpu.serial, 1),
+          poolCpuMs: round(cpu.pool, 1),
+          // CPU the pool spends per CPU of the serial path (workers' start-up excluded: warmed).
+          cpuOverhead: round(cpu.pool / cpu.serial, 2),
+          // The speed-up its CPU allows on idle cores: an upper bound, not a measurement.
+          idleBound: round((cores * cpu.serial) / cpu.pool, 2),
+          startupMs: round(startupMs, 1),
           identical: same,
-        },
-      ];
+        });
+      }
     } finally {
       await pool.close();
     }
+    const loadAfter = loadavg();
+    const load = `${loadBefore[0]!.toFixed(1)} → ${loadAfter[0]!.toFixed(1)}`;
+    // Loaded: before the suite started, other runnable work of more than half the cores (the bench's
+    // own threads then count in the figure after it).
+    const machine =
+      loadBefore[0]! > cores / 2
+        ? `loaded (load ${load} on ${cores} cores)`
+        : `near idle (load ${load} on ${cores} cores)`;
+    ctx.log(`pool: machine ${machine}`);
+    for (const r of rows) {
+      r.load1Before = round(loadBefore[0]!, 2);
+      r.load1After = round(loadAfter[0]!, 2);
+      r.machine = machine;
+    }
+    return rows;
   },
 };
 

@@ -1,6 +1,7 @@
 import { mkdir, readdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { availableParallelism } from 'node:os';
 import {
   anthropicSummarizer,
   geminiSummarizer,
@@ -12,6 +13,7 @@ import { formatReport } from '../compaction/report.js';
 import { RUNGS, type RungName } from '../compaction/types.js';
 import { resolveProfile } from '../providers/index.js';
 import { CELL_NAMES, type CellName } from '../render/index.js';
+import { createRenderPool } from '../render-node/index.js';
 import { IMPORT_FORMATS, importTranscript, type ImportFormat } from '../transcript/import/index.js';
 import type { Item } from '../transcript/items.js';
 import { WIRE_PROVIDERS, type WireProvider } from '../views/index.js';
@@ -55,6 +57,8 @@ DIR/records.json (the compaction items a history would append). Prints the repor
                         one the transcript carried (or the workspace history recorded), if any
   --system-file F       read the system prompt from a file
   --json                print one JSON object (report, request file, page files) instead of text
+  --jobs N              render snapshot texts of 16 pages or more on N worker threads, 'auto' = one
+                        per core (default 1: this thread); the same bytes
 `;
 
 const PAGE_FILE = /^page-\d{3,}\.png$/;
@@ -134,8 +138,12 @@ export const compactCommand: Command = {
         workspace: { type: 'string' },
         agent: { type: 'string', default: 'main' },
         json: { type: 'boolean', default: false },
+        jobs: { type: 'string', default: '1' },
       },
     });
+    if (!/^(auto|[1-9]\d*)$/.test(values.jobs))
+      throw new UsageError(`--jobs expects an integer ≥ 1 or 'auto', found '${values.jobs}'`);
+    const jobs = values.jobs === 'auto' ? availableParallelism() : Number(values.jobs);
     if (values.workspace !== undefined) {
       if (positionals.length > 1)
         throw new UsageError(
@@ -203,7 +211,15 @@ export const compactCommand: Command = {
         ...(values.instructions ? { instructions: values.instructions } : {}),
       };
     }
-    const prepared = await prepareRequest(imported.items, options, values.force);
+    // Same bytes as this thread renders (src/render-node/pool.ts); only large snapshot texts go there.
+    const pool = jobs > 1 ? createRenderPool({ size: jobs }) : undefined;
+    if (pool) options.pool = pool;
+    let prepared;
+    try {
+      prepared = await prepareRequest(imported.items, options, values.force);
+    } finally {
+      await pool?.close();
+    }
 
     const outDir = resolve(io.cwd, values.out);
     await mkdir(outDir, { recursive: true });

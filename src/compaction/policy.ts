@@ -51,7 +51,7 @@ import { shouldCompact, cacheStatus, type CacheState, type Decision } from './ec
 import { itemEstimator, textEstimator } from './estimate.js';
 import { climb, type LadderOptions, type LadderResult } from './ladder.js';
 import type { CompactionRecord } from './record.js';
-import { pageVariant, type PageSpec, type SnapshotRenderer } from './snapshot.js';
+import { pageVariant, type PageSpec, type SnapshotRenderer, type SnapshotRenderOptions } from './snapshot.js';
 import type { PageCandidate } from './page-width.js';
 import type { SnapshotLegibility } from './report.js';
 import { DEFAULT_LADDER } from './rungs.js';
@@ -64,6 +64,35 @@ export const RENDERER: SnapshotRenderer = {
   countPages: (text, options) => countPages(text, options),
   render: (text, options) => render(text, options),
 };
+
+/**
+ * Renders a text's pages as `render()` does, byte for byte, somewhere else: a `RenderPool` of
+ * `glyphfold/render/node` (worker threads) is one. Compaction stays edge-safe by taking it as an
+ * option instead of importing it.
+ */
+export interface PagePool {
+  render(
+    text: string,
+    options: SnapshotRenderOptions,
+  ): Promise<{ pages: { width: number; height: number; chars: number; png: Uint8Array }[]; bytes: number }>;
+}
+
+/**
+ * Snapshot texts of at least this many pages go to the pool; shorter ones render on the calling
+ * thread, where a page costs no message round trip (most runs between person messages are a page).
+ */
+export const POOL_MIN_PAGES = 16;
+
+/** The library's renderer, with large snapshot texts rendered by `pool` (the same bytes). */
+export function pooledRenderer(pool: PagePool): SnapshotRenderer {
+  return {
+    countPages: RENDERER.countPages,
+    render: (text, options) =>
+      RENDERER.countPages(text, options).pages >= POOL_MIN_PAGES
+        ? pool.render(text, options)
+        : RENDERER.render(text, options),
+  };
+}
 
 /** The wire format a provider's models are called with by default. */
 export const DEFAULT_WIRE: Readonly<Record<Profile['provider'], WireProvider>> = {
@@ -116,6 +145,11 @@ export interface CompactionOptions<P extends WireProvider = WireProvider> {
   shed?: LadderOptions['shed'];
   summarizer?: LadderOptions['summarizer'];
   cache?: CacheState;
+  /**
+   * Renders snapshot texts of `POOL_MIN_PAGES` pages or more, e.g. `createRenderPool()` of
+   * `glyphfold/render/node` (worker threads, Node); the pages are the same bytes either way.
+   */
+  pool?: PagePool;
   /** Resolved profile to use instead of resolving `model` (tests, user profiles). */
   resolved?: ResolvedProfile;
 }
@@ -410,7 +444,7 @@ function ladderOptions(setup: CompactionSetup, options: CompactionOptions, force
     overhead,
     measure: (items) => estimateTokens(setup.wire, items, setup.request, measureOpts).total - overhead,
     force,
-    renderer: RENDERER,
+    renderer: options.pool ? pooledRenderer(options.pool) : RENDERER,
     notes: setup.notes,
     profileNote: `${setup.resolved.route}${setup.resolved.guessed ? ', guessed' : ''}: ${setup.profile.family}`,
   };

@@ -1,10 +1,14 @@
 /**
  * `glyphfold/render/node`: pages rendered on worker threads (Node only; `glyphfold/render` stays
  * edge-safe and imports nothing from here). The WASM module is compiled once in this thread and
- * posted to every worker; a text's pages are split into one contiguous slice per worker, each worker
- * lays out the pages before its slice without drawing them (`WasmCore.pages(text, options, from)`)
- * and encodes its slice with the core. Pages come back in order and byte-identical to `render()` on
- * the WASM engine (docs/render.md, "Pages on worker threads").
+ * posted to every worker. A text is encoded to UTF-8 once, into a SharedArrayBuffer all workers read
+ * (no clone of the string per worker); its pages are counted here (layout only) and cut into chunks
+ * that shrink towards the end (guided scheduling); each worker takes the next chunk from a shared
+ * atomic counter, so a worker that gets more CPU takes more chunks and none idles while another still
+ * holds a long tail. A worker goes forward in one run of the text, laying out the pages of chunks
+ * other workers took without drawing them (`WasmRun.skip`). Pages come back as transferred buffers,
+ * in order to `onPage` as soon as the chunks before them are in, byte-identical to `render()` on the
+ * WASM engine (docs/render.md, "Pages on worker threads").
  */
 import { availableParallelism } from 'node:os';
 import { createRequire } from 'node:module';
@@ -18,8 +22,8 @@ import {
   type RenderResult,
 } from '../render/index.js';
 import { layoutGeometry } from '../render/reference.js';
-import { loadWasmCore, wasmModule, type WasmCore } from '../render/wasm.js';
-import type { PoolJob, PoolReply } from './worker.js';
+import { loadWasmCore, wasmModule, type Utf8Text, type WasmCore } from '../render/wasm.js';
+import type { HeldSlot, PoolJob, PoolReply, PoolWarm } from './worker.js';
 
 /** render()'s options a pool takes: always the WASM engine and the core's own encoders. */
 export type PoolRenderOptions = Omit<RenderOptions, 'engine' | 'deflate'>;
@@ -31,11 +35,33 @@ export interface RenderPoolOptions {
   resourceLimits?: ResourceLimits;
 }
 
-interface Pending {
-  resolve(reply: PoolReply): void;
+/** One render in flight. */
+interface Job {
+  id: number;
+  bounds: Int32Array;
+  /** Chunks received, by index; delivered (to the result and `onPage`) in order. */
+  chunks: ({ png: Uint8Array; meta: Int32Array } | undefined)[];
+  delivered: number;
+  delivering: boolean;
+  /** Workers it was posted to that have not said `done`. */
+  workers: Set<Worker>;
+  next: Int32Array;
+  text: string | Utf8Text;
+  width: number;
+  height: number;
+  onPage: PoolRenderOptions['onPage'];
+  result: RenderResult;
+  resolve(result: RenderResult): void;
   reject(error: Error): void;
-  from: number;
-  to: number;
+  settled: boolean;
+}
+
+interface Thread {
+  held: HeldSlot;
+  jobs: Set<Job>;
+  /** warm() calls waiting for this worker's core. */
+  ready: { resolve(): void; reject(error: Error): void }[];
+  dead: boolean;
 }
 
 /** A fixed set of worker threads that render pages; `close()` ends them. */
@@ -43,11 +69,10 @@ export class RenderPool {
   /** Worker threads of this pool. */
   readonly size: number;
   private readonly limits: ResourceLimits | undefined;
-  private readonly workers: Worker[] = [];
-  private readonly idle: Worker[] = [];
-  private readonly queue: ((worker: Worker) => void)[] = [];
-  private readonly pending = new Map<Worker, Pending>();
+  private readonly workers = new Map<Worker, Thread>();
   private counter: WasmCore | undefined;
+  /** The text buffer of a finished render, reused: a fresh one costs more to fault in than to fill. */
+  private spare: SharedArrayBuffer | undefined;
   private closed = false;
   private nextId = 0;
 
@@ -58,6 +83,25 @@ export class RenderPool {
     }
     this.size = size;
     this.limits = options.resourceLimits;
+  }
+
+  /**
+   * Starts every worker thread and instantiates its core, so that the first render does not pay for
+   * it (a server warms its pool at start; the bench reports this start-up apart from rendering).
+   */
+  async warm(): Promise<void> {
+    if (this.closed) throw new Error('render pool: closed');
+    await this.fill();
+    await Promise.all(
+      [...this.workers].map(
+        ([worker, t]) =>
+          new Promise<void>((resolve, reject) => {
+            t.ready.push({ resolve, reject });
+            worker.ref();
+            worker.postMessage({ kind: 'warm' } satisfies PoolWarm);
+          }),
+      ),
+    );
   }
 
   /**
@@ -90,125 +134,240 @@ export class RenderPool {
       spacing: g.spacing,
       layout: g.layout,
     };
-    // Layout only (no drawing): how many pages, to cut them into slices.
+    const shared = this.share(text);
+    // Layout only (no drawing): how many pages, to cut them into chunks.
     this.counter ??= await loadWasmCore();
-    const { pages } = this.counter.count(text, geometry);
+    const { pages } = this.counter.count(shared, geometry);
     if (pages > maxPages) {
+      this.recycle(shared);
       throw new RangeError(
         `render: the text needs more than ${maxPages} pages of ${g.width}x${g.height}; ` +
           `pass a larger maxPages (or Infinity) to lift the limit`,
       );
     }
-    const slices = Math.min(this.size, pages);
-    const jobs: Promise<PoolReply>[] = [];
-    for (let k = 0; k < slices; k++) {
-      const from = Math.floor((pages * k) / slices);
-      const to = Math.floor((pages * (k + 1)) / slices);
-      jobs.push(
-        this.run({
-          id: this.nextId++,
-          text,
-          options: geometry,
-          mode: compression === 'fastest' ? 'stored' : 'deflate',
-          from,
-          to,
-        }),
-      );
-    }
-    const replies = await Promise.all(jobs);
     const result: RenderResult = { pages: [], chars: 0, escapes: 0, bytes: 0 };
-    for (const reply of replies) {
-      for (const p of reply.pages ?? []) {
-        const page: RenderedPage = { width: g.width, height: g.height, chars: p.chars, png: p.png };
-        result.pages.push(page);
-        result.chars += p.chars;
-        result.escapes += p.escapes;
-        result.bytes += p.png.length;
-        await options.onPage?.(page, result.pages.length - 1);
-      }
+    if (pages === 0) {
+      this.recycle(shared);
+      return result;
     }
-    return result;
+    await this.fill();
+    const bounds = chunkBounds(pages, this.size);
+    return new Promise<RenderResult>((resolve, reject) => {
+      const job: Job = {
+        id: this.nextId++,
+        bounds,
+        chunks: [],
+        delivered: 0,
+        delivering: false,
+        workers: new Set(),
+        next: new Int32Array(new SharedArrayBuffer(4)),
+        text: shared,
+        width: g.width,
+        height: g.height,
+        onPage: options.onPage,
+        result,
+        resolve,
+        reject,
+        settled: false,
+      };
+      const message: PoolJob = {
+        kind: 'render',
+        id: job.id,
+        text: shared,
+        options: geometry,
+        mode: compression === 'fastest' ? 'stored' : 'deflate',
+        bounds,
+        next: job.next,
+      };
+      // The least busy workers first; no more workers than chunks.
+      const threads = [...this.workers].sort((a, b) => a[1].jobs.size - b[1].jobs.size);
+      for (const [worker, t] of threads.slice(0, bounds.length - 1)) {
+        job.workers.add(worker);
+        t.jobs.add(job);
+        worker.ref(); // a busy worker keeps the process alive
+        worker.postMessage(message);
+      }
+    });
+  }
+
+  /**
+   * The text as UTF-8 in a SharedArrayBuffer that every worker reads in place, or the string itself if
+   * it has lone surrogates (UTF-8 cannot carry them; the core reads UTF-16 then).
+   */
+  private share(text: string): string | Utf8Text {
+    if (!(text as unknown as { isWellFormed(): boolean }).isWellFormed()) return text;
+    const length = Buffer.byteLength(text, 'utf8');
+    let buffer = this.spare;
+    if (buffer !== undefined && buffer.byteLength >= length) this.spare = undefined;
+    else buffer = new SharedArrayBuffer(length);
+    const utf8 = new Uint8Array(buffer, 0, length);
+    encoder.encodeInto(text, utf8);
+    return { utf8 };
+  }
+
+  /** Keeps a finished render's text buffer (the larger one, up to SPARE_MAX bytes) for the next. */
+  private recycle(text: string | Utf8Text): void {
+    if (typeof text === 'string') return;
+    const buffer = text.utf8.buffer as SharedArrayBuffer;
+    if (buffer.byteLength <= SPARE_MAX && buffer.byteLength > (this.spare?.byteLength ?? -1))
+      this.spare = buffer;
   }
 
   /** Ends the worker threads; pending renders fail. */
   async close(): Promise<void> {
     this.closed = true;
-    const workers = this.workers.splice(0);
-    this.idle.length = 0;
-    await Promise.all(workers.map((w) => w.terminate()));
+    const workers = [...this.workers.keys()];
+    // An idle worker is unref'd: ref it again, or the process may exit before terminate() settles.
+    await Promise.all(workers.map((w) => (w.ref(), w.terminate())));
   }
 
-  private async run(job: PoolJob): Promise<PoolReply> {
-    const worker = await this.acquire();
-    try {
-      const reply = await new Promise<PoolReply>((resolve, reject) => {
-        this.pending.set(worker, { resolve, reject, from: job.from, to: job.to });
-        worker.ref(); // a busy worker keeps the process alive
-        worker.postMessage(job);
-      });
-      if (reply.error !== undefined) {
-        const where = reply.page === undefined ? '' : ` page ${reply.page + 1}:`;
-        throw new Error(`render pool:${where} ${reply.error}`);
-      }
-      if (reply.pages?.length !== job.to - job.from) {
-        throw new Error(
-          `render pool: pages ${job.from + 1}–${job.to}: expected ${job.to - job.from} pages from the worker, found ${reply.pages?.length ?? 0}`,
-        );
-      }
-      return reply;
-    } finally {
-      this.pending.delete(worker);
-      this.release(worker);
-    }
-  }
-
-  private async acquire(): Promise<Worker> {
-    const idle = this.idle.pop();
-    if (idle) return idle;
-    if (this.workers.length < this.size) return this.spawn();
-    return new Promise((resolve) => this.queue.push(resolve));
-  }
-
-  private release(worker: Worker): void {
-    if (this.closed || !this.workers.includes(worker)) return;
-    const waiter = this.queue.shift();
-    if (waiter) waiter(worker);
-    else {
-      this.idle.push(worker);
-      worker.unref(); // an idle pool does not keep the process alive
-    }
-  }
-
-  private async spawn(): Promise<Worker> {
+  /** Starts workers up to `size` (again after one died). */
+  private async fill(): Promise<void> {
+    if (this.workers.size >= this.size) return;
     const module = await wasmModule();
-    const worker = workerFrom(new URL(import.meta.url), module, this.limits);
-    this.workers.push(worker);
-    worker.on('message', (reply: PoolReply) => this.pending.get(worker)?.resolve(reply));
+    while (this.workers.size < this.size) this.spawn(module);
+  }
+
+  private spawn(module: object): void {
+    const held: HeldSlot = new Int32Array(new SharedArrayBuffer(8)).fill(-1);
+    const worker = workerFrom(new URL(import.meta.url), { module, held }, this.limits);
+    const t: Thread = { held, jobs: new Set(), ready: [], dead: false };
+    this.workers.set(worker, t);
+    worker.unref();
+    worker.on('message', (reply: PoolReply) => this.receive(worker, t, reply));
     const fail = (error: Error): void => {
-      const i = this.workers.indexOf(worker);
-      if (i >= 0) this.workers.splice(i, 1);
-      const idle = this.idle.indexOf(worker);
-      if (idle >= 0) this.idle.splice(idle, 1);
-      const p = this.pending.get(worker);
-      p?.reject(
-        new Error(`render pool: worker failed on pages ${p.from + 1}–${p.to}: ${error.message}`, {
-          cause: error,
-        }),
-      );
+      if (t.dead) return;
+      t.dead = true;
+      this.workers.delete(worker);
+      const [heldId, heldChunk] = [held[0]!, held[1]!];
+      for (const job of t.jobs) {
+        job.workers.delete(worker);
+        const undelivered = job.bounds.length - 1 > job.delivered && job.workers.size === 0;
+        if (job.id === heldId || undelivered) {
+          // The chunk it held, or (no other worker left on this text) every page not yet in.
+          const from = job.id === heldId ? job.bounds[heldChunk]! : job.bounds[job.delivered]!;
+          const to = job.id === heldId ? job.bounds[heldChunk + 1]! : job.bounds[job.bounds.length - 1]!;
+          this.fail(
+            job,
+            new Error(`render pool: worker failed on pages ${from + 1}–${to}: ${error.message}`, {
+              cause: error,
+            }),
+          );
+        }
+      }
+      t.jobs.clear();
+      for (const r of t.ready.splice(0))
+        r.reject(new Error(`render pool: worker failed: ${error.message}`, { cause: error }));
     };
     worker.on('error', fail);
     worker.on('exit', (code) => fail(new Error(`exited with code ${code}`)));
-    return worker;
+  }
+
+  private receive(worker: Worker, t: Thread, reply: PoolReply): void {
+    // Closing: a late `done` must not unref a worker that close() waits on to exit.
+    if (this.closed) return;
+    if (reply.kind === 'ready') {
+      t.ready.shift()?.resolve();
+      if (t.jobs.size === 0) worker.unref();
+      return;
+    }
+    const job = [...t.jobs].find((j) => j.id === reply.id);
+    if (!job) return;
+    if (reply.kind === 'chunk') {
+      job.chunks[reply.chunk] = { png: reply.png, meta: reply.meta };
+      void this.deliver(job);
+      return;
+    }
+    t.jobs.delete(job);
+    job.workers.delete(worker);
+    if (job.workers.size === 0) this.recycle(job.text); // no worker reads it any more
+    if (t.jobs.size === 0) worker.unref(); // an idle pool does not keep the process alive
+    if (reply.kind === 'error') {
+      this.fail(job, new Error(`render pool: page ${reply.page + 1}: ${reply.error}`));
+    } else this.checkStalled(job);
+  }
+
+  /** Every worker said `done` and posts its chunks before that: a chunk still missing is a bug. */
+  private checkStalled(job: Job): void {
+    if (job.workers.size > 0 || job.delivering || job.delivered === job.bounds.length - 1) return;
+    if (job.chunks[job.delivered] !== undefined) return;
+    this.fail(job, new Error(`render pool: chunk ${job.delivered} of render ${job.id} never came back`));
+  }
+
+  /** Hands the chunks that are in, in order, to the result and `onPage`; resolves after the last. */
+  private async deliver(job: Job): Promise<void> {
+    if (job.delivering) return;
+    job.delivering = true;
+    try {
+      const r = job.result;
+      for (
+        let c = job.chunks[job.delivered];
+        c !== undefined && !job.settled;
+        c = job.chunks[job.delivered]
+      ) {
+        job.chunks[job.delivered] = undefined;
+        job.delivered++;
+        for (let i = 0, at = 0; i < c.meta.length; i += 3) {
+          const [length, chars, escapes] = [c.meta[i]!, c.meta[i + 1]!, c.meta[i + 2]!];
+          // A view into the chunk's buffer (offset-aware readers only, as for any Uint8Array).
+          const png = c.png.subarray(at, (at += length));
+          const page: RenderedPage = { width: job.width, height: job.height, chars, png };
+          r.pages.push(page);
+          r.chars += chars;
+          r.escapes += escapes;
+          r.bytes += length;
+          if (job.onPage) await job.onPage(page, r.pages.length - 1);
+        }
+      }
+    } catch (err) {
+      this.fail(job, err as Error);
+    } finally {
+      job.delivering = false;
+    }
+    if (!job.settled && job.delivered === job.bounds.length - 1) {
+      job.settled = true;
+      job.resolve(job.result);
+    } else if (job.chunks[job.delivered] !== undefined) void this.deliver(job);
+    else this.checkStalled(job);
+  }
+
+  private fail(job: Job, error: Error): void {
+    if (job.settled) return;
+    job.settled = true;
+    Atomics.store(job.next, 0, job.bounds.length); // the other workers take no more of its chunks
+    job.reject(error);
   }
 }
+
+/**
+ * Chunk boundaries for `pages` over `workers` threads: each chunk a share of what is left (large
+ * first, so few messages; small last, so the workers finish together), at least one page.
+ */
+export function chunkBounds(pages: number, workers: number): Int32Array {
+  const bounds = [0];
+  for (let at = 0; at < pages;) {
+    at = Math.min(pages, at + Math.max(1, Math.ceil((pages - at) / (2 * workers))));
+    bounds.push(at);
+  }
+  return Int32Array.from(bounds);
+}
+
+/** The largest text buffer a pool keeps between renders. */
+const SPARE_MAX = 64 * 1024 * 1024;
+
+const encoder = new TextEncoder();
 
 /**
  * The worker thread. Built (dist/), worker.js runs as is. From the sources (tests, `node --import
  * tsx`) it is TypeScript, and module hooks do not reach worker threads on Node 20: a small
  * bootstrap registers tsx in the thread first.
  */
-function workerFrom(here: URL, module: object, resourceLimits: ResourceLimits | undefined): Worker {
-  const options = { workerData: { module }, ...(resourceLimits ? { resourceLimits } : {}) };
+function workerFrom(
+  here: URL,
+  workerData: { module: object; held: HeldSlot },
+  resourceLimits: ResourceLimits | undefined,
+): Worker {
+  const options = { workerData, ...(resourceLimits ? { resourceLimits } : {}) };
   if (!here.pathname.endsWith('.ts')) return new Worker(new URL('./worker.js', here), options);
   // The ESM build of tsx's API (require.resolve finds the CommonJS one, which fails in a worker).
   const tsx = pathToFileURL(

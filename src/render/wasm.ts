@@ -69,6 +69,15 @@ export type CoreDeflate = 'deflate' | 'runs' | 'stored';
 
 const CORE_DEFLATE_CODES: Record<CoreDeflate, number> = { stored: 0, runs: 1, deflate: 2 };
 
+/**
+ * A text already encoded as UTF-8 by `TextEncoder` (from a well-formed string: the core does not
+ * validate the bytes), e.g. over a `SharedArrayBuffer` so that worker threads share one copy of a
+ * large text instead of each receiving a clone of the string (src/render-node/pool.ts).
+ */
+export interface Utf8Text {
+  readonly utf8: Uint8Array;
+}
+
 /** The pages of one text; totals are complete once iteration has finished. */
 export interface WasmRun extends Iterable<WasmPage> {
   /** Pages produced so far. */
@@ -79,6 +88,11 @@ export interface WasmRun extends Iterable<WasmPage> {
   readonly escapes: number;
   readonly cols: number;
   readonly rows: number;
+  /**
+   * Lays out the next `pages` pages without drawing them, before the iterator's next page: a worker
+   * that renders several slices of one text goes forward in the same run instead of starting again.
+   */
+  skip(pages: number): void;
 }
 
 export interface WasmCore {
@@ -88,9 +102,9 @@ export interface WasmCore {
    * are laid out but not drawn nor yielded (a worker renders a slice of the pages this way); the
    * pages yielded are byte for byte those of a full run.
    */
-  pages(text: string, options: WasmPageOptions, from?: number): WasmRun;
+  pages(text: string | Utf8Text, options: WasmPageOptions, from?: number): WasmRun;
   /** Layout only (nothing drawn): how many pages, characters and escapes `text` makes. */
-  count(text: string, options: WasmPageOptions): { pages: number; chars: number; escapes: number };
+  count(text: string | Utf8Text, options: WasmPageOptions): { pages: number; chars: number; escapes: number };
   /** Bytes of linear memory the instance holds now (grows with the largest page and text seen). */
   readonly memoryBytes: number;
 }
@@ -173,10 +187,8 @@ class Core implements WasmCore {
     return this.x.memory.buffer.byteLength;
   }
 
-  pages(text: string, options: WasmPageOptions, from = 0): WasmRun {
-    if (!Number.isInteger(from) || from < 0) {
-      throw new RangeError(`from must be an integer ≥ 0, found ${String(from)}`);
-    }
+  pages(text: string | Utf8Text, options: WasmPageOptions, from = 0): WasmRun {
+    checkSkip('from', from);
     const { cols, rows } = this.start(text, options);
     const x = this.x;
     const generation = this.generation;
@@ -196,19 +208,20 @@ class Core implements WasmCore {
     let finished = false;
     let skip = from;
     function* iterate(): Generator<WasmPage, void, void> {
-      for (; skip > 0 && !finished; skip--) {
-        const n = x.nextPage(2);
-        if (n < 0) finished = true;
-        else {
-          totals.pages++;
-          totals.chars += n;
-          totals.escapes = x.escapeCount();
-        }
-      }
       while (!finished) {
         if (!isCurrent()) {
           throw new Error('wasm core: this run was superseded by a later pages()/count() on the same core');
         }
+        for (; skip > 0 && !finished; skip--) {
+          const n = x.nextPage(2);
+          if (n < 0) finished = true;
+          else {
+            totals.pages++;
+            totals.chars += n;
+            totals.escapes = x.escapeCount();
+          }
+        }
+        if (finished) return;
         const n = x.nextPage(1);
         if (n < 0) {
           finished = true;
@@ -233,11 +246,18 @@ class Core implements WasmCore {
       get escapes() {
         return x.escapeCount();
       },
+      skip(pages: number) {
+        checkSkip('pages', pages);
+        skip += pages;
+      },
       [Symbol.iterator]: iterate,
     };
   }
 
-  count(text: string, options: WasmPageOptions): { pages: number; chars: number; escapes: number } {
+  count(
+    text: string | Utf8Text,
+    options: WasmPageOptions,
+  ): { pages: number; chars: number; escapes: number } {
     this.start(text, options);
     let pages = 0;
     let chars = 0;
@@ -249,8 +269,9 @@ class Core implements WasmCore {
   }
 
   /** Validates, loads the atlas if the cell or scale changed, and writes the text into memory. */
-  private start(text: string, options: WasmPageOptions): { cols: number; rows: number } {
-    if (typeof text !== 'string') {
+  private start(text: string | Utf8Text, options: WasmPageOptions): { cols: number; rows: number } {
+    const utf8 = typeof text === 'object' && text !== null ? text.utf8 : undefined;
+    if (typeof text !== 'string' && !(utf8 instanceof Uint8Array)) {
       throw new TypeError(`text must be a string, found ${text === null ? 'null' : typeof text}`);
     }
     // Same checks and messages as the TS reference (unknown cell, scale, sides, area, fewer than 2×2 cells).
@@ -275,6 +296,13 @@ class Core implements WasmCore {
       this.atlasKey = key;
     }
 
+    if (utf8 !== undefined) {
+      const ptr = this.prepare(width, height, utf8.length + 16);
+      new Uint8Array(x.memory.buffer, ptr, utf8.length).set(utf8);
+      x.begin(utf8.length, 0, layout === 'flow' ? 1 : 0);
+      return { cols, rows };
+    }
+    text = text as string;
     const wellFormed =
       (text as { isWellFormed?: () => boolean }).isWellFormed?.() ?? !LONE_SURROGATE.test(text);
     if (wellFormed) {
@@ -312,6 +340,11 @@ class Core implements WasmCore {
     }
     return ptr;
   }
+}
+
+function checkSkip(name: string, n: number): void {
+  if (!Number.isInteger(n) || n < 0)
+    throw new RangeError(`${name} must be an integer ≥ 0, found ${String(n)}`);
 }
 
 const encoder = new TextEncoder();

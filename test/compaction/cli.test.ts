@@ -169,4 +169,22 @@ describe('glyphfold compact', () => {
     expect(bad.code).toBe(1);
     expect(bad.err).toMatch(/variants\[0\]\.cer\.claude\.cer: expected a rate from 0 to 1/);
   });
+
+  it('--jobs renders on worker threads with the same bytes, and rejects a bad count', async () => {
+    const out = () => {
+      const dir = mkdtempSync(join(tmpdir(), 'glyphfold-compact-jobs-'));
+      dirs.push(dir);
+      return dir;
+    };
+    const args = ['compact', example, '--model', 'claude-sonnet-4-5', '--budget', '70000', '--force'];
+    const [one, two] = [out(), out()];
+    expect((await run([...args, '--out', one])).code).toBe(0);
+    expect((await run([...args, '--out', two, '--jobs', '2'])).code).toBe(0);
+    for (const f of readdirSync(one)) {
+      expect(readFileSync(join(two, f)).equals(readFileSync(join(one, f))), f).toBe(true);
+    }
+    const bad = await run([...args, '--out', out(), '--jobs', '0']);
+    expect(bad.code).not.toBe(0);
+    expect(bad.err).toMatch(/--jobs expects an integer ≥ 1 or 'auto', found '0'/);
+  });
 });

@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { englishProse } from '../../src/cli/prose.js';
 import { decode, normalize, render } from '../../src/render/index.js';
 import { createRenderPool } from '../../src/render-node/index.js';
+import { chunkBounds } from '../../src/render-node/pool.js';
 
 describe('render pool', () => {
   const pool = createRenderPool({ size: 3 });
@@ -51,6 +52,38 @@ describe('render pool', () => {
         serial.pages.map((p) => Buffer.from(p.png).toString('base64')),
       );
     }
+  });
+
+  it('cuts pages into chunks that cover them once, large first and single pages last', () => {
+    const b = [...chunkBounds(200, 2)];
+    expect(b[0]).toBe(0);
+    expect(b.at(-1)).toBe(200);
+    const sizes = b.slice(1).map((x, i) => x - b[i]!);
+    expect(sizes[0]).toBe(50); // a quarter of the pages: half a worker's share
+    expect(sizes.every((n, i) => n >= 1 && (i === 0 || n <= sizes[i - 1]!))).toBe(true);
+    expect(sizes.at(-1)).toBe(1);
+    expect(sizes.length).toBeLessThan(30);
+    expect([...chunkBounds(1, 4)]).toEqual([0, 1]);
+  });
+
+  it('renders on a warmed pool the pages render() gives, however many chunks each worker takes', async () => {
+    const warm = createRenderPool({ size: 2 });
+    try {
+      await warm.warm();
+      const text = englishProse(60_000);
+      const options = { shape: { width: 200, height: 60 }, cell: '4x6' as const };
+      const [a, b] = await Promise.all([
+        warm.render(text, options),
+        render(text, { ...options, engine: 'wasm' }),
+      ]);
+      expect(a.pages.length).toBeGreaterThan(40);
+      expect(a.pages.map((p) => Buffer.from(p.png).toString('base64'))).toEqual(
+        b.pages.map((p) => Buffer.from(p.png).toString('base64')),
+      );
+    } finally {
+      await warm.close();
+    }
+    await expect(warm.warm()).rejects.toThrow(/closed/);
   });
 
   it('rejects bad input like render() does, and a page limit', async () => {

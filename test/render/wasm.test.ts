@@ -295,6 +295,35 @@ describe('wasm core API', () => {
     expect(() => first.next()).toThrow(/superseded/);
   });
 
+  it('renders UTF-8 bytes like the string, and skips pages forward within one run', async () => {
+    const core = await loadWasmCore();
+    const o = { width: 120, height: 40, cell: '5x8' as CellName };
+    // Well-formed texts only: UTF-8 cannot carry a lone surrogate (the core reads UTF-16 for those).
+    const wellFormed = (t: string): boolean => new TextDecoder().decode(new TextEncoder().encode(t)) === t;
+    const text = ADVERSARIAL.filter(wellFormed).join('\n');
+    const full: string[] = [];
+    for (const p of core.pages(text, o)) full.push(Buffer.from(p.png('deflate')).toString('base64'));
+    expect(full.length).toBeGreaterThan(12);
+    const utf8 = { utf8: new Uint8Array(new SharedArrayBuffer(Buffer.byteLength(text))) };
+    new TextEncoder().encodeInto(text, utf8.utf8);
+    expect(core.count(utf8, o)).toEqual(core.count(text, o));
+    // Pages 2–3, then skip 4 (pages 4–7 laid out, not drawn), then 8 to the end: as in the full run.
+    const run = core.pages(utf8, o, 1);
+    const it = run[Symbol.iterator]();
+    const got: string[] = [];
+    for (let k = 0; k < 2; k++) got.push(Buffer.from(it.next().value!.png('deflate')).toString('base64'));
+    run.skip(4);
+    for (let s = it.next(); !s.done; s = it.next())
+      got.push(Buffer.from(s.value.png('deflate')).toString('base64'));
+    expect(got).toEqual([...full.slice(1, 3), ...full.slice(7)]);
+    expect([run.pages, run.chars]).toEqual([full.length, core.count(text, o).chars]);
+    expect(() => core.pages(text, o).skip(-1)).toThrow(/pages must be an integer ≥ 0, found -1/);
+    expect(() => core.pages(text, o, 1.5)).toThrow(/from must be an integer ≥ 0, found 1.5/);
+    expect(() => core.pages({ utf8: 'x' } as unknown as string, o)).toThrow(
+      /text must be a string, found object/,
+    );
+  });
+
   it('gives zero pages for text that normalizes to nothing, and totals for the rest', async () => {
     const core = loadWasmCoreSync();
     const empty = core.pages(' \t\r\n \n', { width: 100, height: 100 });
