@@ -68,9 +68,9 @@ export function prepare(w: u32, h: u32, capacity: u32): usize {
   const png = align16(encTables + TABLE_BYTES);
   // The page deflate writes at most about 11 bits per byte before it falls back to stored blocks.
   const work = align16(png + 2 * pageBytes + 4096);
-  const input = align16(work + workBytes(pageBytes));
+  const input = align16(work + workBytes(rowBytes, h));
   if (!ensureMemory(input + <usize>capacity + 32)) return 0;
-  setDeflateWork(work);
+  setDeflateWork(work, rowBytes, h);
   setPage(page, rowBytes, h, cells);
   setTables(encTables);
   pngPtr = png;
@@ -237,3 +237,4 @@ export function encodePage(mode: u32): u32 {
 export function pngPointer(): usize {
   return pngPtr;
 }
+export { dbgStage } from './deflate';
