@@ -206,8 +206,53 @@ function countLits(p: usize, k: u32): u32 {
   return k;
 }
 
+/**
+ * The bytes [a, b) of the row at p, which no match of the band covers: repeats of ≥ 4 bytes of the
+ * byte before (dist 1) or of the pixel row above (dist s, when `up`) become matches, the rest
+ * literals. Sixteen positions are ruled out per step when no 4-byte repeat starts among them.
+ * Returns the literals pending after b.
+ */
+function litSpan(p: usize, a: u32, b: u32, lit: u32, s: u32, up: bool): u32 {
+  if (b - a < 16) return lit + countLits(p + a, b - a);
+  let x = a; // literals pending from x
+  let q = a;
+  const first: u32 = up ? 0 : 1; // the page's first byte has nothing before it
+  if (q < first) q = first;
+  while (q + 4 <= b) {
+    if (q + 19 <= b && up) {
+      const v = v128.load(p + q);
+      let m1 = <u32>i8x16.bitmask(i8x16.eq(v, v128.load(p + q - 1)));
+      let ms = <u32>i8x16.bitmask(i8x16.eq(v, v128.load(p + q - s)));
+      const m = (m1 & (m1 >> 1) & (m1 >> 2) & (m1 >> 3)) | (ms & (ms >> 1) & (ms >> 2) & (ms >> 3)) | 0x8000;
+      // Bits 13–15 may start a repeat that runs past the 16 loaded bytes: look there again.
+      const z = <u32>ctz(m);
+      if (z >= 13) {
+        q += 13;
+        continue;
+      }
+      q += z;
+    }
+    const v = load<u32>(p + q);
+    let d: u32 = 0;
+    if (load<u32>(p + q - 1) == v) d = 1;
+    else if (up && load<u32>(p + q - s) == v) d = s;
+    if (d == 0) {
+      q++;
+      continue;
+    }
+    const lim = b - q > 258 ? q + 258 : b;
+    let e = q + 4;
+    while (e < lim && load<u8>(p + e) == load<u8>(p + e - d)) e++;
+    lit += countLits(p + x, q - x);
+    pushMatch(lit, e - q, d);
+    lit = 0;
+    x = e;
+    q = e;
+  }
+  return lit + countLits(p + x, b - x);
+}
+
 let nseq: usize = 0;
-export let dbgStage: u32 = 0;
 
 /** Appends a match after `lit` literals to the sequences and counts its symbols. */
 function pushMatch(lit: u32, len: u32, dist: u32): void {
@@ -220,6 +265,127 @@ function pushMatch(lit: u32, len: u32, dist: u32): void {
   store<u32>(lf, load<u32>(lf) + 1);
   const df = w + DIST_FREQ + ((<usize>distSym(dist)) << 2);
   store<u32>(df, load<u32>(df) + 1);
+}
+
+/**
+ * Greedy LZ77 over the columns of band `b` (keys at kb): the column before, the same column of the
+ * band above (keys at ka, `aboveDist` bytes back; ka 0 when there is none), one hash probe. Writes
+ * the matches (x, length, distance) to TOKS and returns their count.
+ */
+function parseBand(
+  b: u32,
+  y0: u32,
+  h: u32,
+  kb: usize,
+  ka: usize,
+  aboveDist: u32,
+  stride: u32,
+  ks: usize,
+): usize {
+  const w = work;
+  let nt: usize = 0;
+  let x: u32 = 0;
+  while (x + 3 <= stride) {
+    const kx = kb + ((<usize>x) << 3);
+    const cur = load<u64>(kx);
+    const rest = stride - x;
+    const max = rest < 258 ? rest : 258;
+    let best: u32 = 0;
+    let dist: u32 = 0;
+    if (x > 0 && load<u64>(kx - 8) == cur) {
+      best = extendCols(kx, kx - 8, max);
+      dist = 1;
+    }
+    if (best < max && ka != 0 && load<u64>(ka + ((<usize>x) << 3)) == cur) {
+      const l = extendCols(kx, ka + ((<usize>x) << 3), max);
+      if (l > best) {
+        best = l;
+        dist = aboveDist;
+      }
+    }
+    if (best < max) {
+      const hp = w + HEAD + (hash3(cur, load<u64>(kx + 8), load<u64>(kx + 16)) << 2);
+      const cand = load<u32>(hp);
+      store<u32>(hp, (b << 14) | x);
+      if (cand != 0xffffffff) {
+        const cb = cand >> 14;
+        const cx = cand & 0x3fff;
+        const ic = load<u32>(bandsAt + ((<usize>cb) << 2));
+        const d = <i32>((y0 - (ic >> 4)) * stride) + <i32>x - <i32>cx;
+        if ((ic & 15) == h && d > 0 && d <= 32768) {
+          const kc = keysAt + <usize>cb * ks * 8 + ((<usize>cx) << 3);
+          if (load<u64>(kc) == cur) {
+            const l = extendCols(kx, kc, max);
+            if (l >= MIN_HASH && l > best) {
+              best = l;
+              dist = <u32>d;
+            }
+          }
+        }
+      }
+    }
+    if (best >= 3) {
+      const t = toksAt + nt * 12;
+      store<u32>(t, x);
+      store<u32>(t, best, 4);
+      store<u32>(t, dist, 8);
+      nt++;
+      x += best;
+    } else x++;
+  }
+  return nt;
+}
+
+/**
+ * The `nt` matches of the band of `h` rows at y0 in each of its pixel rows, after `lit` pending
+ * literals; a row equal to the one above is one copy. Returns the literals pending after the band.
+ */
+function expandBand(data: usize, stride: u32, y0: u32, h: u32, nt: usize, lit: u32): u32 {
+  const S = <usize>stride;
+  for (let r: u32 = 0; r < h; r++) {
+    const y = y0 + r;
+    const p = data + <usize>y * S;
+    if (y > 0 && rowsEqual(p, p - S, S)) {
+      let rem = stride;
+      while (rem >= 3) {
+        let l = rem > 258 ? 258 : rem;
+        if (rem - l != 0 && rem - l < 3) l = rem - 3;
+        pushMatch(lit, l, stride);
+        lit = 0;
+        rem -= l;
+      }
+      lit += countLits(p + stride - rem, rem);
+      continue;
+    }
+    // Each match is extended as far as this row repeats at its distance (blank and sparse rows
+    // repeat further than the band); the matches it covers are dropped or trimmed.
+    let xs: u32 = 0;
+    for (let k: usize = 0; k < nt; k++) {
+      const t = toksAt + k * 12;
+      let start = load<u32>(t);
+      const tend = start + load<u32>(t, 4);
+      if (tend <= xs + 2) continue;
+      if (start < xs) start = xs;
+      const d = load<u32>(t, 8);
+      lit = litSpan(p, xs, start, lit, stride, y > 0);
+      const lim = stride - start > 258 ? start + 258 : stride;
+      let end = tend;
+      while (end < lim) {
+        const v = load<u64>(p + end) ^ load<u64>(p + end - d);
+        if (v != 0) {
+          end += (<u32>ctz(v)) >> 3;
+          break;
+        }
+        end += 8;
+      }
+      if (end > lim) end = lim;
+      pushMatch(lit, end - start, d);
+      lit = 0;
+      xs = end;
+    }
+    lit = litSpan(p, xs, stride, lit, stride, y > 0);
+  }
+  return lit;
 }
 
 /**
@@ -247,7 +413,6 @@ export function deflatePage(data: usize, n: usize, o: usize, stride: u32, rowDis
 
   nseq = 0;
   let lit: u32 = 0; // literals since the last match
-  const toks = toksAt;
   for (let b: u32 = 0; b < nbands; b++) {
     const info = load<u32>(bandsAt + ((<usize>b) << 2));
     const y0 = info >> 4;
@@ -255,7 +420,6 @@ export function deflatePage(data: usize, n: usize, o: usize, stride: u32, rowDis
     const row = data + <usize>y0 * S;
     const kb = keysAt + <usize>b * ks * 8;
     bandKeys(row, S, h, kb, ks);
-    if (dbgStage == 1) continue;
     // The same band of the text row above.
     let ka: usize = 0;
     let aboveDist: u32 = 0;
@@ -267,104 +431,9 @@ export function deflatePage(data: usize, n: usize, o: usize, stride: u32, rowDis
         aboveDist = d;
       }
     }
-    // Greedy LZ77 over the columns: the column before, the column above, one hash probe.
-    let nt: usize = 0;
-    let x: u32 = 0;
-    while (x + 3 <= stride) {
-      const kx = kb + ((<usize>x) << 3);
-      const cur = load<u64>(kx);
-      const rest = stride - x;
-      const max = rest < 258 ? rest : 258;
-      let best: u32 = 0;
-      let dist: u32 = 0;
-      if (x > 0 && load<u64>(kx - 8) == cur) {
-        best = extendCols(kx, kx - 8, max);
-        dist = 1;
-      }
-      if (best < max && ka != 0 && load<u64>(ka + ((<usize>x) << 3)) == cur) {
-        const l = extendCols(kx, ka + ((<usize>x) << 3), max);
-        if (l > best) {
-          best = l;
-          dist = aboveDist;
-        }
-      }
-      if (best < max) {
-        const hp = w + HEAD + (hash3(cur, load<u64>(kx + 8), load<u64>(kx + 16)) << 2);
-        const cand = load<u32>(hp);
-        store<u32>(hp, (b << 14) | x);
-        if (cand != 0xffffffff) {
-          const cb = cand >> 14;
-          const cx = cand & 0x3fff;
-          const ic = load<u32>(bandsAt + ((<usize>cb) << 2));
-          const d = <i32>((y0 - (ic >> 4)) * stride) + <i32>x - <i32>cx;
-          if ((ic & 15) == h && d > 0 && d <= 32768) {
-            const kc = keysAt + <usize>cb * ks * 8 + ((<usize>cx) << 3);
-            if (load<u64>(kc) == cur) {
-              const l = extendCols(kx, kc, max);
-              if (l >= MIN_HASH && l > best) {
-                best = l;
-                dist = <u32>d;
-              }
-            }
-          }
-        }
-      }
-      if (best >= 3) {
-        const t = toks + nt * 12;
-        store<u32>(t, x);
-        store<u32>(t, best, 4);
-        store<u32>(t, dist, 8);
-        nt++;
-        x += best;
-      } else x++;
-    }
-    if (dbgStage == 2) continue;
-    // The band's matches in each of its pixel rows; a row equal to the one above is one copy.
-    for (let r: u32 = 0; r < h; r++) {
-      const y = y0 + r;
-      const p = data + <usize>y * S;
-      if (y > 0 && rowsEqual(p, p - S, S)) {
-        let rem = stride;
-        while (rem >= 3) {
-          let l = rem > 258 ? 258 : rem;
-          if (rem - l != 0 && rem - l < 3) l = rem - 3;
-          pushMatch(lit, l, stride);
-          lit = 0;
-          rem -= l;
-        }
-        lit += countLits(p + stride - rem, rem);
-        continue;
-      }
-      // Each match is extended as far as this row repeats at its distance (blank and sparse rows
-      // repeat further than the band); the matches it covers are dropped or trimmed.
-      let xs: u32 = 0;
-      for (let k: usize = 0; k < nt; k++) {
-        const t = toks + k * 12;
-        let start = load<u32>(t);
-        const tend = start + load<u32>(t, 4);
-        if (tend <= xs + 2) continue;
-        if (start < xs) start = xs;
-        const d = load<u32>(t, 8);
-        lit += countLits(p + xs, start - xs);
-        const lim = stride - start > 258 ? start + 258 : stride;
-        let end = tend;
-        while (end < lim) {
-          const v = load<u64>(p + end) ^ load<u64>(p + end - d);
-          if (v != 0) {
-            end += (<u32>ctz(v)) >> 3;
-            break;
-          }
-          end += 8;
-        }
-        if (end > lim) end = lim;
-        pushMatch(lit, end - start, d);
-        lit = 0;
-        xs = end;
-      }
-      lit += countLits(p + xs, stride - xs);
-    }
+    const nt = parseBand(b, y0, h, kb, ka, aboveDist, stride, ks);
+    lit = expandBand(data, stride, y0, h, nt, lit);
   }
-  if (dbgStage != 0 && dbgStage < 4) return o;
   const ns = nseq;
   const seqs = seqsAt;
   for (let b: usize = 0; b < 256; b++) {
@@ -429,7 +498,6 @@ export function deflatePage(data: usize, n: usize, o: usize, stride: u32, rowDis
     nb -= f;
   }
 
-  if (dbgStage == 4) return o;
   // Per-length codes with their extra bits, so a match costs two table reads.
   const codes = w + CODES;
   const lens = w + LENS;

@@ -237,4 +237,3 @@ export function encodePage(mode: u32): u32 {
 export function pngPointer(): usize {
   return pngPtr;
 }
-export { dbgStage } from './deflate';
