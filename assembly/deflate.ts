@@ -336,54 +336,95 @@ function parseBand(
   return nt;
 }
 
+/** Bytes of the next row that the last match already covers (matches may run past a row end). */
+let carry: u32 = 0;
+
+/** How far from `from` (known to repeat at distance d up to there) the bytes at p repeat at
+ *  distance d, up to `lim`; 8 bytes per step (XOR and count trailing zeros). */
+function repeatEnd(p: usize, from: u32, d: u32, lim: u32): u32 {
+  let e = from;
+  while (e < lim) {
+    const v = load<u64>(p + e) ^ load<u64>(p + e - d);
+    if (v != 0) {
+      e += (<u32>ctz(v)) >> 3;
+      break;
+    }
+    e += 8;
+  }
+  return e < lim ? e : lim;
+}
+
+/** Matches at distance d covering [at, e) (e − at ≥ 3), each at most 258 bytes. */
+function pushRun(lit: u32, at: u32, e: u32, d: u32): void {
+  while (at < e) {
+    let l = e - at > 258 ? 258 : e - at;
+    if (e - at - l != 0 && e - at - l < 3) l = e - at - 3;
+    pushMatch(lit, l, d);
+    lit = 0;
+    at += l;
+  }
+}
+
 /**
  * The `nt` matches of the band of `h` rows at y0 in each of its pixel rows, after `lit` pending
- * literals; a row equal to the one above is one copy. Returns the literals pending after the band.
+ * literals. Each match is extended as far as its row repeats at its distance (sparse rows repeat
+ * further than the band), across the row end too; a match that ends at a row end tries the text
+ * row above (`aboveDist`, 0 if none), whose next row often starts the same (indentation, log
+ * prefixes); a row equal to the one above is one copy. `left` is the page's bytes from y0 on.
+ * Returns the literals pending after the band.
  */
-function expandBand(data: usize, stride: u32, y0: u32, h: u32, nt: usize, lit: u32): u32 {
+function expandBand(
+  data: usize,
+  stride: u32,
+  y0: u32,
+  h: u32,
+  nt: usize,
+  lit: u32,
+  aboveDist: u32,
+  left: u32,
+): u32 {
   const S = <usize>stride;
   for (let r: u32 = 0; r < h; r++) {
     const y = y0 + r;
     const p = data + <usize>y * S;
-    if (y > 0 && rowsEqual(p, p - S, S)) {
-      let rem = stride;
-      while (rem >= 3) {
-        let l = rem > 258 ? 258 : rem;
-        if (rem - l != 0 && rem - l < 3) l = rem - 3;
-        pushMatch(lit, l, stride);
-        lit = 0;
-        rem -= l;
-      }
-      lit += countLits(p + stride - rem, rem);
+    const pageEnd = left - r * stride; // bytes from p to the page end
+    let xs = carry;
+    if (xs >= stride) {
+      carry = xs - stride;
       continue;
     }
-    // Each match is extended as far as this row repeats at its distance (blank and sparse rows
-    // repeat further than the band); the matches it covers are dropped or trimmed.
-    let xs: u32 = 0;
-    for (let k: usize = 0; k < nt; k++) {
-      const t = toksAt + k * 12;
-      let start = load<u32>(t);
-      const tend = start + load<u32>(t, 4);
-      if (tend <= xs + 2) continue;
-      if (start < xs) start = xs;
-      const d = load<u32>(t, 8);
-      lit = litSpan(p, xs, start, lit, stride, y > 0);
-      const lim = stride - start > 258 ? start + 258 : stride;
-      let end = tend;
-      while (end < lim) {
-        const v = load<u64>(p + end) ^ load<u64>(p + end - d);
-        if (v != 0) {
-          end += (<u32>ctz(v)) >> 3;
-          break;
-        }
-        end += 8;
+    carry = 0;
+    if (y > 0 && rowsEqual(p, p - S, S)) {
+      const e = repeatEnd(p, stride, stride, pageEnd);
+      if (e - xs >= 3) {
+        pushRun(lit, xs, e, stride);
+        lit = 0;
+        xs = e;
       }
-      if (end > lim) end = lim;
-      pushMatch(lit, end - start, d);
-      lit = 0;
-      xs = end;
+    } else {
+      for (let k: usize = 0; k < nt && xs < stride; k++) {
+        const t = toksAt + k * 12;
+        let start = load<u32>(t);
+        const tend = start + load<u32>(t, 4);
+        if (tend <= xs + 2) continue;
+        if (start < xs) start = xs;
+        let d = load<u32>(t, 8);
+        lit = litSpan(p, xs, start, lit, stride, y > 0);
+        let e = repeatEnd(p, tend, d, pageEnd);
+        if (e == stride && aboveDist != 0 && d != aboveDist && <usize>y * S + start >= aboveDist) {
+          const e2 = repeatEnd(p, start, aboveDist, pageEnd);
+          if (e2 > e) {
+            e = e2;
+            d = aboveDist;
+          }
+        }
+        pushRun(lit, start, e, d);
+        lit = 0;
+        xs = e;
+      }
     }
-    lit = litSpan(p, xs, stride, lit, stride, y > 0);
+    if (xs < stride) lit = litSpan(p, xs, stride, lit, stride, y > 0);
+    else carry = xs - stride;
   }
   return lit;
 }
@@ -412,6 +453,7 @@ export function deflatePage(data: usize, n: usize, o: usize, stride: u32, rowDis
   if (below > 0) nbands = addBands(nbands, textRows * T, below, (below + BAND_MAX - 1) / BAND_MAX);
 
   nseq = 0;
+  carry = 0;
   let lit: u32 = 0; // literals since the last match
   for (let b: u32 = 0; b < nbands; b++) {
     const info = load<u32>(bandsAt + ((<usize>b) << 2));
@@ -432,7 +474,7 @@ export function deflatePage(data: usize, n: usize, o: usize, stride: u32, rowDis
       }
     }
     const nt = parseBand(b, y0, h, kb, ka, aboveDist, stride, ks);
-    lit = expandBand(data, stride, y0, h, nt, lit);
+    lit = expandBand(data, stride, y0, h, nt, lit, aboveDist, <u32>(n - <usize>y0 * S));
   }
   const ns = nseq;
   const seqs = seqsAt;
