@@ -101,7 +101,7 @@ function distSym(d: u32): u32 {
 }
 
 /** Shortest match of hash candidates, in columns (bytes per row). */
-const MIN_HASH: u32 = 4;
+const MIN_HASH: u32 = 6;
 
 /** Splits `rows` pixel rows from `y0` into `k` bands of nearly equal height; returns the band count. */
 function addBands(nbands: u32, y0: u32, rows: u32, k: u32): u32 {
@@ -206,136 +206,6 @@ function countLits(p: usize, k: u32): u32 {
   return k;
 }
 
-/**
- * The bytes [a, b) of the row at p, which no match of the band covers: repeats of ≥ 4 bytes of the
- * byte before (dist 1) or of the pixel row above (dist s, when `up`) become matches, the rest
- * literals. Sixteen positions are ruled out per step when no 4-byte repeat starts among them.
- * Returns the literals pending after b.
- */
-function litSpan(p: usize, a: u32, b: u32, lit: u32, s: u32, up: bool): u32 {
-  if (b - a < 16) return lit + countLits(p + a, b - a);
-  let x = a; // literals pending from x
-  let q = a;
-  const first: u32 = up ? 0 : 1; // the page's first byte has nothing before it
-  if (q < first) q = first;
-  while (q + 4 <= b) {
-    if (q + 19 <= b && up) {
-      const v = v128.load(p + q);
-      let m1 = <u32>i8x16.bitmask(i8x16.eq(v, v128.load(p + q - 1)));
-      let ms = <u32>i8x16.bitmask(i8x16.eq(v, v128.load(p + q - s)));
-      const m = (m1 & (m1 >> 1) & (m1 >> 2) & (m1 >> 3)) | (ms & (ms >> 1) & (ms >> 2) & (ms >> 3)) | 0x8000;
-      // Bits 13–15 may start a repeat that runs past the 16 loaded bytes: look there again.
-      const z = <u32>ctz(m);
-      if (z >= 13) {
-        q += 13;
-        continue;
-      }
-      q += z;
-    }
-    const v = load<u32>(p + q);
-    let d: u32 = 0;
-    if (load<u32>(p + q - 1) == v) d = 1;
-    else if (up && load<u32>(p + q - s) == v) d = s;
-    if (d == 0) {
-      q++;
-      continue;
-    }
-    const lim = b - q > 258 ? q + 258 : b;
-    let e = q + 4;
-    while (e < lim && load<u8>(p + e) == load<u8>(p + e - d)) e++;
-    lit += countLits(p + x, q - x);
-    pushMatch(lit, e - q, d);
-    lit = 0;
-    x = e;
-    q = e;
-  }
-  return lit + countLits(p + x, b - x);
-}
-
-let nseq: usize = 0;
-
-/** Appends a match after `lit` literals to the sequences and counts its symbols. */
-function pushMatch(lit: u32, len: u32, dist: u32): void {
-  const w = work;
-  const q = seqsAt + (nseq << 3);
-  store<u32>(q, lit);
-  store<u32>(q + 4, (len << 16) | dist);
-  nseq++;
-  const lf = w + LIT_FREQ + ((257 + <usize>load<u8>(w + LEN_SYM + len)) << 2);
-  store<u32>(lf, load<u32>(lf) + 1);
-  const df = w + DIST_FREQ + ((<usize>distSym(dist)) << 2);
-  store<u32>(df, load<u32>(df) + 1);
-}
-
-/**
- * Greedy LZ77 over the columns of band `b` (keys at kb): the column before, the same column of the
- * band above (keys at ka, `aboveDist` bytes back; ka 0 when there is none), one hash probe. Writes
- * the matches (x, length, distance) to TOKS and returns their count.
- */
-function parseBand(
-  b: u32,
-  y0: u32,
-  h: u32,
-  kb: usize,
-  ka: usize,
-  aboveDist: u32,
-  stride: u32,
-  ks: usize,
-): usize {
-  const w = work;
-  let nt: usize = 0;
-  let x: u32 = 0;
-  while (x + 3 <= stride) {
-    const kx = kb + ((<usize>x) << 3);
-    const cur = load<u64>(kx);
-    const rest = stride - x;
-    const max = rest < 258 ? rest : 258;
-    let best: u32 = 0;
-    let dist: u32 = 0;
-    if (x > 0 && load<u64>(kx - 8) == cur) {
-      best = extendCols(kx, kx - 8, max);
-      dist = 1;
-    }
-    if (best < max && ka != 0 && load<u64>(ka + ((<usize>x) << 3)) == cur) {
-      const l = extendCols(kx, ka + ((<usize>x) << 3), max);
-      if (l > best) {
-        best = l;
-        dist = aboveDist;
-      }
-    }
-    if (best < max) {
-      const hp = w + HEAD + (hash3(cur, load<u64>(kx + 8), load<u64>(kx + 16)) << 2);
-      const cand = load<u32>(hp);
-      store<u32>(hp, (b << 14) | x);
-      if (cand != 0xffffffff) {
-        const cb = cand >> 14;
-        const cx = cand & 0x3fff;
-        const ic = load<u32>(bandsAt + ((<usize>cb) << 2));
-        const d = <i32>((y0 - (ic >> 4)) * stride) + <i32>x - <i32>cx;
-        if ((ic & 15) == h && d > 0 && d <= 32768) {
-          const kc = keysAt + <usize>cb * ks * 8 + ((<usize>cx) << 3);
-          if (load<u64>(kc) == cur) {
-            const l = extendCols(kx, kc, max);
-            if (l >= MIN_HASH && l > best) {
-              best = l;
-              dist = <u32>d;
-            }
-          }
-        }
-      }
-    }
-    if (best >= 3) {
-      const t = toksAt + nt * 12;
-      store<u32>(t, x);
-      store<u32>(t, best, 4);
-      store<u32>(t, dist, 8);
-      nt++;
-      x += best;
-    } else x++;
-  }
-  return nt;
-}
-
 /** Bytes of the next row that the last match already covers (matches may run past a row end). */
 let carry: u32 = 0;
 
@@ -409,7 +279,7 @@ function expandBand(
         if (tend <= xs + 2) continue;
         if (start < xs) start = xs;
         let d = load<u32>(t, 8);
-        lit = litSpan(p, xs, start, lit, stride, y > 0);
+        lit += countLits(p + xs, start - xs);
         let e = repeatEnd(p, tend, d, pageEnd);
         if (e == stride && aboveDist != 0 && d != aboveDist && <usize>y * S + start >= aboveDist) {
           const e2 = repeatEnd(p, start, aboveDist, pageEnd);
@@ -423,7 +293,7 @@ function expandBand(
         xs = e;
       }
     }
-    if (xs < stride) lit = litSpan(p, xs, stride, lit, stride, y > 0);
+    if (xs < stride) lit += countLits(p + xs, stride - xs);
     else carry = xs - stride;
   }
   return lit;
