@@ -206,6 +206,90 @@ function countLits(p: usize, k: u32): u32 {
   return k;
 }
 
+let nseq: usize = 0;
+
+/** Appends a match after `lit` literals to the sequences and counts its symbols. */
+function pushMatch(lit: u32, len: u32, dist: u32): void {
+  const w = work;
+  const q = seqsAt + (nseq << 3);
+  store<u32>(q, lit);
+  store<u32>(q + 4, (len << 16) | dist);
+  nseq++;
+  const lf = w + LIT_FREQ + ((257 + <usize>load<u8>(w + LEN_SYM + len)) << 2);
+  store<u32>(lf, load<u32>(lf) + 1);
+  const df = w + DIST_FREQ + ((<usize>distSym(dist)) << 2);
+  store<u32>(df, load<u32>(df) + 1);
+}
+
+/**
+ * Greedy LZ77 over the columns of band `b` (keys at kb): the column before, the same column of the
+ * band above (keys at ka, `aboveDist` bytes back; ka 0 when there is none), one hash probe. Writes
+ * the matches (x, length, distance) to TOKS and returns their count.
+ */
+function parseBand(
+  b: u32,
+  y0: u32,
+  h: u32,
+  kb: usize,
+  ka: usize,
+  aboveDist: u32,
+  stride: u32,
+  ks: usize,
+): usize {
+  const w = work;
+  let nt: usize = 0;
+  let x: u32 = 0;
+  while (x + 3 <= stride) {
+    const kx = kb + ((<usize>x) << 3);
+    const cur = load<u64>(kx);
+    const rest = stride - x;
+    const max = rest < 258 ? rest : 258;
+    let best: u32 = 0;
+    let dist: u32 = 0;
+    if (x > 0 && load<u64>(kx - 8) == cur) {
+      best = extendCols(kx, kx - 8, max);
+      dist = 1;
+    }
+    if (best < max && ka != 0 && load<u64>(ka + ((<usize>x) << 3)) == cur) {
+      const l = extendCols(kx, ka + ((<usize>x) << 3), max);
+      if (l > best) {
+        best = l;
+        dist = aboveDist;
+      }
+    }
+    if (best < max) {
+      const hp = w + HEAD + (hash3(cur, load<u64>(kx + 8), load<u64>(kx + 16)) << 2);
+      const cand = load<u32>(hp);
+      store<u32>(hp, (b << 14) | x);
+      if (cand != 0xffffffff) {
+        const cb = cand >> 14;
+        const cx = cand & 0x3fff;
+        const ic = load<u32>(bandsAt + ((<usize>cb) << 2));
+        const d = <i32>((y0 - (ic >> 4)) * stride) + <i32>x - <i32>cx;
+        if ((ic & 15) == h && d > 0 && d <= 32768) {
+          const kc = keysAt + <usize>cb * ks * 8 + ((<usize>cx) << 3);
+          if (load<u64>(kc) == cur) {
+            const l = extendCols(kx, kc, max);
+            if (l >= MIN_HASH && l > best) {
+              best = l;
+              dist = <u32>d;
+            }
+          }
+        }
+      }
+    }
+    if (best >= 3) {
+      const t = toksAt + nt * 12;
+      store<u32>(t, x);
+      store<u32>(t, best, 4);
+      store<u32>(t, dist, 8);
+      nt++;
+      x += best;
+    } else x++;
+  }
+  return nt;
+}
+
 /** Bytes of the next row that the last match already covers (matches may run past a row end). */
 let carry: u32 = 0;
 
