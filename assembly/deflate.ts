@@ -115,8 +115,6 @@ function addBands(nbands: u32, y0: u32, rows: u32): u32 {
   }
   return nbands;
 }
-  return nbands;
-}
 
 /** The column keys of the band of `h` ≤ 8 rows at `row`: key x is byte x of every row, row r in bits
  *  8r..8r+7, rows past h zero. Sixteen columns per step by a byte transpose (three rounds of
