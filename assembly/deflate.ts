@@ -1,9 +1,10 @@
-// A deflate encoder (RFC 1951) made for 1-bit text pages: one dynamic-Huffman block per page, greedy
-// LZ77 whose candidates are the ones glyph rows repeat at — the byte before (runs of white or ink),
-// the pixel row above (scaled or blank rows), the text row above (indentation, log prefixes, columns)
-// — plus one hash-table probe for everything else (repeated words). Everything it reads is the page
-// and tables it zeroes per page, and it does integer arithmetic only: the same scanlines give the same
-// bytes on every runtime. Ideas and their sources are in docs/renderer.md §5 ("The core's deflate").
+// A deflate encoder (RFC 1951) made for 1-bit text pages: one dynamic-Huffman block per page. LZ77
+// runs on columns of bands (byte x of up to 8 pixel rows as one key), with the candidates glyph rows
+// repeat at — the column before (runs of white), the text row above (indentation, log prefixes,
+// columns), one hash probe (repeated words) — and each band match then serves every pixel row of the
+// band, extended per row. Everything it reads is the page and tables it rebuilds per page, and it
+// does integer arithmetic only: the same scanlines give the same bytes on every runtime. Ideas,
+// sources and what each paid are in docs/renderer.md §5 ("The core's deflate").
 
 /** Work area layout (bytes from workPtr); see workBytes(). */
 const HASH_BITS: u32 = 13;
