@@ -6,6 +6,8 @@
 // does integer arithmetic only: the same scanlines give the same bytes on every runtime. Ideas,
 // sources and what each paid are in docs/renderer.md §5 ("The core's deflate").
 
+import { align16 } from './memory';
+
 /** Work area layout (bytes from workPtr); see workBytes(). */
 const HASH_BITS: u32 = 13;
 const HEAD = 0; // u32[1 << HASH_BITS]: latest column position (band << 14 | x) of each 3-column hash
@@ -53,34 +55,36 @@ const CL_ORDER: StaticArray<u8> = [16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 
 
 let work: usize = 0;
 
-function align16(n: usize): usize {
-  return (n + 15) & ~(<usize>15);
-}
-
 function keyStride(stride: u32): usize {
   return align16(<usize>stride);
 }
 
-/** Bytes of work area a page of `h` scanlines of `stride` bytes needs. */
-export function workBytes(stride: u32, h: u32): usize {
-  const n = <usize>stride * h;
-  const bands = <usize>h; // at most one band per row
+/** Bands of a page of `h` rows whose text rows are `rowH` rows high: per text row one per 8 rows,
+ *  and as many for the rows below the last text row. */
+function maxBands(h: u32, rowH: u32): usize {
+  return <usize>(h / rowH + 1) * ((rowH + BAND_MAX - 1) / BAND_MAX);
+}
+
+/** Bytes of work area a page of `h` scanlines of `stride` bytes, text rows of `rowH`, needs. */
+export function workBytes(stride: u32, h: u32, rowH: u32): usize {
+  const bands = maxBands(h, rowH);
   return (
     align16(FIXED_END) +
     align16(bands * 4) +
     align16((<usize>stride / 3 + 2) * 12) +
     bands * keyStride(stride) * 8 +
-    (n / 3 + 2) * 8
+    ((<usize>stride * h) / 3 + 2) * 8
   );
 }
 
-/** Sets the work area for pages of `h` scanlines of `stride` bytes and fills its static tables (once per prepare()). */
-export function setDeflateWork(ptr: usize, stride: u32, h: u32): void {
+/** Sets the work area for such pages and fills its static tables (once per prepare()). */
+export function setDeflateWork(ptr: usize, stride: u32, h: u32, rowH: u32): void {
+  const bands = maxBands(h, rowH);
   work = ptr;
   bandsAt = ptr + align16(FIXED_END);
-  toksAt = bandsAt + align16(<usize>h * 4);
+  toksAt = bandsAt + align16(bands * 4);
   keysAt = toksAt + align16((<usize>stride / 3 + 2) * 12);
-  seqsAt = keysAt + <usize>h * keyStride(stride) * 8;
+  seqsAt = keysAt + bands * keyStride(stride) * 8;
   let s: u32 = 0;
   for (let len: u32 = 3; len <= 258; len++) {
     while (s < 28 && <u32>unchecked(LENGTH_BASE[s + 1]) <= len) s++;
@@ -373,7 +377,7 @@ function expandBand(
         let d = load<u32>(t, 8);
         lit += countLits(p + xs, start - xs);
         let e = repeatEnd(p, tend, d, pageEnd);
-        if (e == stride && aboveDist != 0 && d != aboveDist && <usize>y * S + start >= aboveDist) {
+        if (e == stride && aboveDist != 0 && <usize>y * S + start >= aboveDist) {
           const e2 = repeatEnd(p, start, aboveDist, pageEnd);
           if (e2 > e) {
             e = e2;
