@@ -25,11 +25,12 @@ const RLE = COUNTS + 32 * 4; // u32[320] code-length items (symbol | extra << 8)
 const LEN_BITS = RLE + 320 * 4; // u32[259] per match length: code | extra bits << code length | bits << 24
 const LEN_SYM = LEN_BITS + 259 * 4; // u8[259] length → symbol − 257 (static)
 const DIST_SYM = LEN_SYM + 260; // u8[512] distance → symbol (zlib's dist_code layout, static)
-const LIT4 = DIST_SYM + 512; // u32[4][256] literal counts, four tables so that repeated bytes do not wait on each other
+// u32[4][256] literal counts: four tables, so that repeated bytes do not wait on each other.
+const LIT4 = DIST_SYM + 512;
 const FIXED_END = LIT4 + 4096;
 // Then, sized per page shape (setDeflateWork): BANDS u32[bands] (y0 << 4 | height), TOKS u32[3 ×
 // (stride / 3 + 1)] one band's matches (x, length, distance), KEYS u64[bands × keyStride] the column
-// keys, SEQS u32 pairs: literals before a match, (length << 16 | distance).
+// keys, SEQS u32 pairs: literals before a match, (distance symbol << 25 | length << 16 | distance).
 let bandsAt: usize = 0;
 let toksAt: usize = 0;
 let keysAt: usize = 0;
@@ -218,11 +219,12 @@ function pushMatch(lit: u32, len: u32, dist: u32): void {
   const w = work;
   const q = seqsAt + (nseq << 3);
   store<u32>(q, lit);
-  store<u32>(q + 4, (len << 16) | dist);
+  const ds = distSym(dist);
+  store<u32>(q + 4, (ds << 25) | (len << 16) | dist);
   nseq++;
   const lf = w + LIT_FREQ + ((257 + <usize>load<u8>(w + LEN_SYM + len)) << 2);
   store<u32>(lf, load<u32>(lf) + 1);
-  const df = w + DIST_FREQ + ((<usize>distSym(dist)) << 2);
+  const df = w + DIST_FREQ + ((<usize>ds) << 2);
   store<u32>(df, load<u32>(df) + 1);
 }
 
@@ -560,12 +562,12 @@ export function deflatePage(data: usize, n: usize, o: usize, stride: u32, rowDis
     src += nl;
     if (k == ns) break;
     const m = load<u32>(seqs + (k << 3) + 4);
-    const len = <usize>(m >> 16);
+    const len = <usize>((m >> 16) & 0x1ff);
     const d = m & 0xffff;
     const lc = load<u32>(w + LEN_BITS + (len << 2));
     acc |= (<u64>(lc & 0xffffff)) << nb;
     nb += lc >> 24;
-    const ds = distSym(d);
+    const ds = m >> 25;
     const dc = load<u32>(codes + ((288 + <usize>ds) << 2));
     const dl = dc >> 24;
     acc |= (<u64>((dc & 0xffff) | ((d - <u32>unchecked(DIST_BASE[ds])) << dl))) << nb;
