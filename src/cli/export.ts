@@ -2,12 +2,11 @@
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { Workspace } from '../store/workspace.js';
 import { EXPORT_FORMATS, exportPath, type ExportFormat } from '../views/export.js';
-import { requireWorkspace } from './args.js';
+import { requireStore, STORE_OPTIONS, STORE_USAGE, withStore } from './store.js';
 import { UsageError, type Command } from './command.js';
 
-const usage = `usage: glyphfold export --workspace DIR CONVERSATION [--agent NAME] [--at ITEM]
+const usage = `usage: glyphfold export (--workspace DIR | --store URL) CONVERSATION [--agent NAME] [--at ITEM]
                         [--format F] [--out FILE]
 
 Writes the path root -> ITEM (default: the tip) of one agent's history. Any item names a branch, so
@@ -19,6 +18,11 @@ not carry as it was go to stderr.
   --at ITEM    the item the path ends at (see 'glyphfold tree' for ids)
   --agent A    the agent (default main)
   --out FILE   write there instead of stdout
+
+The glyphfold format read back by 'glyphfold import' gives the same items, byte for byte, into either
+kind of store: export from a folder, import into a database, or the other way.
+
+${STORE_USAGE}
 `;
 
 export const exportCommand: Command = {
@@ -30,14 +34,14 @@ export const exportCommand: Command = {
       args: argv,
       allowPositionals: true,
       options: {
-        workspace: { type: 'string' },
+        ...STORE_OPTIONS,
         agent: { type: 'string', default: 'main' },
         at: { type: 'string' },
         format: { type: 'string', default: 'glyphfold' },
         out: { type: 'string' },
       },
     });
-    const dir = requireWorkspace(values.workspace);
+    const spec = requireStore(values, io);
     if (positionals.length !== 1)
       throw new UsageError(`expected one CONVERSATION, found ${positionals.length} arguments`);
     const format = values.format as ExportFormat;
@@ -45,20 +49,24 @@ export const exportCommand: Command = {
       throw new UsageError(
         `--format: expected one of ${EXPORT_FORMATS.join(', ')}, found '${values.format}'`,
       );
-    const ws = Workspace.open(resolve(io.cwd, dir), { readOnly: true });
-    try {
+    return withStore(spec, { readOnly: true }, async (store) => {
       const id = positionals[0]!;
-      const info = ws.conversation(id);
+      const info = await store.conversation(id);
       if (!info)
         throw new Error(
-          `no conversation ${id} in ${dir}; it has: ${ws.conversations().join(', ') || 'none'}`,
+          `no conversation ${id} in ${store.shown}; it has: ${(await store.conversations()).join(', ') || 'none'}`,
         );
       if (!info.agents.includes(values.agent))
         throw new Error(
           `conversation ${id} has no agent '${values.agent}'; it has: ${info.agents.join(', ')}`,
         );
-      const h = ws.history(id, values.agent, { readOnly: true });
-      const path = h.pathTo(values.at ?? h.tip);
+      const h = await store.read(id, values.agent);
+      let path;
+      try {
+        path = h.pathTo(values.at ?? h.tip);
+      } finally {
+        await h.close();
+      }
       const out = exportPath(path, format, { sessionId: id });
       for (const n of out.notes) io.stderr.write(`note: ${n}\n`);
       if (values.out !== undefined) {
@@ -66,8 +74,6 @@ export const exportCommand: Command = {
         io.stderr.write(`wrote ${path.length} items as ${format} to ${values.out}\n`);
       } else io.stdout.write(out.text);
       return 0;
-    } finally {
-      ws.close();
-    }
+    });
   },
 };

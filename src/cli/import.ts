@@ -1,7 +1,6 @@
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { Workspace } from '../store/workspace.js';
 import { ID_PATTERN } from '../store/ids.js';
 import { sha256Hex } from '../transcript/hash.js';
 import {
@@ -13,15 +12,23 @@ import {
   type ImportResult,
 } from '../transcript/import/index.js';
 import { UsageError, type CliIO, type Command } from './command.js';
-import { requireWorkspace } from './args.js';
-import { findSessions, fingerprint, readLedger, writeLedger, type FoundSession } from './import-folder.js';
+import { findSessions, fingerprint, type FoundSession, type Ledger } from './import-folder.js';
+import {
+  NoStoreError,
+  openStore,
+  requireStore,
+  STORE_OPTIONS,
+  STORE_USAGE,
+  type CliStore,
+  type StoreSpec,
+} from './store.js';
 import { writeImport, type HistoryReport } from './import-write.js';
 
-const usage = `usage: glyphfold import PATH --workspace DIR [--conversation ID] [--agent NAME] [--format FORMAT]
-                        [--file-history DIR] [--dry-run]
+const usage = `usage: glyphfold import PATH (--workspace DIR | --store URL) [--conversation ID] [--agent NAME]
+                        [--format FORMAT] [--file-history DIR] [--dry-run]
 
 Imports a transcript (${IMPORT_FORMATS.join(', ')}; detected unless --format is given) into a
-new conversation of the workspace, with its system prompt when it has one (recorded in the log's
+new conversation of the store (created when missing), with its system prompt when it has one (recorded in the log's
 header; view and compact --workspace send it). The conversation id defaults to the file name plus a short hash of
 its content, so importing the same file twice is refused rather than duplicated.
 
@@ -32,11 +39,17 @@ the conversation, and file-history snapshots become checkpoints (file contents a
 
 PATH may be a folder: a Claude Code project folder (~/.claude/projects/<project>/), a Codex sessions
 tree (~/.codex/sessions/), or any folder of supported files. Each session becomes one conversation
-named after its file; the ledger <workspace>/imports.json remembers what was imported, so a re-run
+named after its file; the ledger (<workspace>/imports.json, or the table cli_imports in a database's
+schema) remembers what was imported, so a re-run
 skips unchanged sessions, appends to grown ones and reports rewritten ones (left as they were).
 Progress goes to stderr (one line redrawn on a terminal, a line per session elsewhere), a summary to
 stdout; the exit code is 1 when a session failed.
 --dry-run reports what would happen and writes nothing.
+
+A file exported with 'glyphfold export --format glyphfold' comes back with the same items, byte for
+byte, whichever kind of store it came from.
+
+${STORE_USAGE}
 `;
 
 /** A conversation id from a file name: invalid characters become '-', plus 8 hex of the content hash. */
@@ -120,7 +133,7 @@ export const importCommand: Command = {
       args: argv,
       allowPositionals: true,
       options: {
-        workspace: { type: 'string' },
+        ...STORE_OPTIONS,
         conversation: { type: 'string' },
         agent: { type: 'string', default: 'main' },
         format: { type: 'string' },
@@ -129,7 +142,7 @@ export const importCommand: Command = {
       },
     });
     if (positionals.length !== 1) throw new UsageError(`expected one PATH, found ${positionals.length}`);
-    const dir = requireWorkspace(values.workspace);
+    const spec = requireStore(values, io);
     if (values.format !== undefined && !IMPORT_FORMATS.includes(values.format as ImportFormat))
       throw new UsageError(`--format expected one of ${IMPORT_FORMATS.join(', ')}, found ${values.format}`);
     const path = resolve(io.cwd, positionals[0]!);
@@ -137,7 +150,6 @@ export const importCommand: Command = {
     const format = values.format as ImportFormat | undefined;
     const fileHistory =
       values['file-history'] !== undefined ? resolve(io.cwd, values['file-history']) : undefined;
-    const wsDir = resolve(io.cwd, dir);
     if (statSync(path).isDirectory()) {
       if (values.conversation !== undefined)
         throw new UsageError(
@@ -145,8 +157,7 @@ export const importCommand: Command = {
         );
       return importFolder(
         path,
-        wsDir,
-        dir,
+        spec,
         { format, fileHistory, agent: values.agent, dryRun: values['dry-run'] },
         io,
       );
@@ -156,28 +167,28 @@ export const importCommand: Command = {
     const result = importFiles(path, subagentFiles(path), format);
     const conversation = values.conversation ?? conversationIdFor(path, text);
     const dryRun = values['dry-run'];
-    if (dryRun && !existsSync(wsDir)) {
+    const store = await openOrNone(spec, dryRun);
+    if (!store) {
       io.stdout.write(
-        `would import ${result.tree.length} items (${result.format}) into a new workspace ${dir}\n`,
+        `would import ${result.tree.length} items (${result.format}) into a new store ${spec.shown}\n`,
       );
       return 0;
     }
-    const ws = Workspace.open(wsDir);
     let reports: HistoryReport[];
     let missingBackups = 0;
     try {
-      if (ws.conversation(conversation)?.agents.includes(values.agent))
+      if ((await store.conversation(conversation))?.agents.includes(values.agent))
         throw new Error(
-          `conversation ${conversation} agent ${values.agent} already exists in ${dir}; pass another --conversation`,
+          `conversation ${conversation} agent ${values.agent} already exists in ${store.shown}; pass another --conversation`,
         );
-      reports = writeImport(ws, conversation, result, {
+      reports = await writeImport(store, conversation, result, {
         agent: values.agent,
         dryRun,
         ...(result.format === 'claude-code' ? { fileHistory: fileHistoryFor(path, fileHistory) } : {}),
         onMissingBackup: () => missingBackups++,
       });
     } finally {
-      ws.close();
+      await store.close();
     }
     for (const w of result.warnings) io.stderr.write(`warning: ${w}\n`);
     for (const a of result.agents)
@@ -201,6 +212,19 @@ export const importCommand: Command = {
   },
 };
 
+/**
+ * The store to write to; a dry run opens it read-only and gets `undefined` when it does not exist yet
+ * (a dry run creates nothing).
+ */
+async function openOrNone(spec: StoreSpec, dryRun: boolean): Promise<CliStore | undefined> {
+  try {
+    return await openStore(spec, { readOnly: dryRun });
+  } catch (err) {
+    if (dryRun && err instanceof NoStoreError) return undefined;
+    throw err;
+  }
+}
+
 interface FolderOptions {
   format: ImportFormat | undefined;
   fileHistory: string | undefined;
@@ -210,16 +234,21 @@ interface FolderOptions {
 
 async function importFolder(
   root: string,
-  wsDir: string,
-  shown: string,
+  spec: StoreSpec,
   o: FolderOptions,
   io: CliIO,
 ): Promise<number> {
   const sessions = findSessions(root);
   if (sessions.length === 0)
     throw new Error(`no supported transcript files (.jsonl, .json, .traj) under ${root}`);
-  const ledger = o.dryRun && !existsSync(wsDir) ? { version: 1 as const, sources: {} } : readLedger(wsDir);
-  const ws = o.dryRun && !existsSync(wsDir) ? undefined : Workspace.open(wsDir);
+  const ws = await openOrNone(spec, o.dryRun);
+  let ledger: Ledger;
+  try {
+    ledger = ws ? await ws.ledger.read() : { version: 1, sources: {} };
+  } catch (err) {
+    await ws?.close();
+    throw err;
+  }
   const counts = { imported: 0, extended: 0, unchanged: 0, failed: 0 };
   const all: HistoryReport[] = [];
   const warnings = new Map<string, number>();
@@ -248,7 +277,7 @@ async function importFolder(
           known.conversation === s.conversation &&
           Object.keys(files).length === Object.keys(known.files).length &&
           Object.entries(files).every(([f, h]) => known.files[f]?.sha256 === h.sha256);
-        if (same && ws?.conversation(s.conversation)) {
+        if (same && (await ws?.conversation(s.conversation))) {
           counts.unchanged++;
           progress(i, s, 'unchanged (same content as imported)');
           continue;
@@ -268,7 +297,7 @@ async function importFolder(
             checkpoints: r.checkpoints.length,
           }));
         } else {
-          reports = writeImport(ws, s.conversation, result, {
+          reports = await writeImport(ws, s.conversation, result, {
             agent: o.agent,
             dryRun: o.dryRun,
             ...(result.format === 'claude-code'
@@ -298,10 +327,7 @@ async function importFolder(
           s,
           `${o.dryRun ? `would be ${outcome}` : outcome} as ${s.conversation}: ${t.items} items, ${reports.length - 1} subagents, ${t.branches} branches, ${t.checkpoints} checkpoints`,
         );
-        if (!o.dryRun) {
-          ledger.sources[s.file] = { conversation: s.conversation, files };
-          writeLedger(wsDir, ledger);
-        }
+        if (!o.dryRun) await ws!.ledger.record(s.file, { conversation: s.conversation, files });
       } catch (error) {
         counts.failed++;
         const message = (error as Error).message.split('\n')[0]!;
@@ -310,14 +336,14 @@ async function importFolder(
       }
     }
   } finally {
-    ws?.close();
+    await ws?.close();
     if (open) io.stderr.write('\n');
   }
   const t = totals(all);
   const agents = all.filter((r) => r.agent !== o.agent && r.outcome !== 'unchanged').length;
   const out = io.stdout;
   out.write(
-    `${o.dryRun ? 'dry run: ' : ''}${sessions.length} sessions in ${root} -> workspace ${shown}: ` +
+    `${o.dryRun ? 'dry run: ' : ''}${sessions.length} sessions in ${root} -> ${spec.kind === 'folder' ? 'workspace' : 'store'} ${spec.shown}: ` +
       `${counts.imported} imported, ${counts.extended} extended, ${counts.unchanged} unchanged, ${counts.failed} failed\n`,
   );
   out.write(
