@@ -8,19 +8,23 @@ import { UsageError, type Command } from './command.js';
 
 const usage = `usage: glyphfold export (--workspace DIR | --store URL) CONVERSATION [--agent NAME] [--at ITEM]
                         [--format F] [--out FILE]
+       glyphfold export (--workspace DIR | --store URL) CONVERSATION [--agent NAME] --format log [--out FILE]
 
 Writes the path root -> ITEM (default: the tip) of one agent's history. Any item names a branch, so
 a branch that is not the active one exports without moving the tip. Notes on what the format could
 not carry as it was go to stderr.
 
-  --format F   ${EXPORT_FORMATS.join(' | ')} (default glyphfold)
-               glyphfold, claude-code: JSONL; the others: the provider's messages/input array
+  --format F   ${EXPORT_FORMATS.join(' | ')} | log (default glyphfold)
+               glyphfold, claude-code: JSONL; the others: the provider's messages/input array;
+               log: the whole history (every branch, checkpoint and tip move) as stored, byte for byte
   --at ITEM    the item the path ends at (see 'glyphfold tree' for ids)
   --agent A    the agent (default main)
   --out FILE   write there instead of stdout
 
-The glyphfold format read back by 'glyphfold import' gives the same items, byte for byte, into either
-kind of store: export from a folder, import into a database, or the other way.
+Moving a history between stores (a folder and a database, either way): '--format log' read back by
+'glyphfold import' stores the same lines, byte for byte (ids, branches, checkpoints, hash chain); the
+file snapshots of checkpoints are not in it. The glyphfold format carries one path: importing it gives
+the items new ids (imp-000001, …), everything else byte for byte.
 
 ${STORE_USAGE}
 `;
@@ -44,11 +48,13 @@ export const exportCommand: Command = {
     const spec = requireStore(values, io);
     if (positionals.length !== 1)
       throw new UsageError(`expected one CONVERSATION, found ${positionals.length} arguments`);
-    const format = values.format as ExportFormat;
-    if (!EXPORT_FORMATS.includes(format))
+    const format = values.format as ExportFormat | 'log';
+    if (format !== 'log' && !EXPORT_FORMATS.includes(format))
       throw new UsageError(
-        `--format: expected one of ${EXPORT_FORMATS.join(', ')}, found '${values.format}'`,
+        `--format: expected one of ${EXPORT_FORMATS.join(', ')}, log, found '${values.format}'`,
       );
+    if (format === 'log' && values.at !== undefined)
+      throw new UsageError('--at names a path; --format log exports the whole history');
     return withStore(spec, { readOnly: true }, async (store) => {
       const id = positionals[0]!;
       const info = await store.conversation(id);
@@ -60,6 +66,19 @@ export const exportCommand: Command = {
         throw new Error(
           `conversation ${id} has no agent '${values.agent}'; it has: ${info.agents.join(', ')}`,
         );
+      if (format === 'log') {
+        const chunks: Buffer[] = [];
+        for await (const c of store.exportLog(id, values.agent))
+          chunks.push(typeof c === 'string' ? Buffer.from(c, 'utf8') : Buffer.from(c));
+        const bytes = Buffer.concat(chunks);
+        if (values.out !== undefined) {
+          writeFileSync(resolve(io.cwd, values.out), bytes);
+          io.stderr.write(
+            `wrote the log of ${id} agent ${values.agent} (${bytes.length} bytes) to ${values.out}\n`,
+          );
+        } else io.stdout.write(bytes);
+        return 0;
+      }
       const h = await store.read(id, values.agent);
       let path;
       try {

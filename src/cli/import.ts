@@ -46,8 +46,10 @@ Progress goes to stderr (one line redrawn on a terminal, a line per session else
 stdout; the exit code is 1 when a session failed.
 --dry-run reports what would happen and writes nothing.
 
-A file exported with 'glyphfold export --format glyphfold' comes back with the same items, byte for
-byte, whichever kind of store it came from.
+A glyphfold log (from 'glyphfold export --format log', or a workspace's logs/<conversation>/<agent>.jsonl)
+is stored as it is, byte for byte: the history it names (conversation and agent from its header) with
+every branch, checkpoint and tip move, its hash chain checked first (a damaged log is refused). This
+moves a history between a folder and a database either way.
 
 ${STORE_USAGE}
 `;
@@ -163,7 +165,9 @@ export const importCommand: Command = {
       );
     }
 
-    const text = readFileSync(path, 'utf8');
+    const bytes = readFileSync(path);
+    if (isLog(bytes)) return importLog(bytes, spec, values, io);
+    const text = bytes.toString('utf8');
     const result = importFiles(path, subagentFiles(path), format);
     const conversation = values.conversation ?? conversationIdFor(path, text);
     const dryRun = values['dry-run'];
@@ -212,6 +216,71 @@ export const importCommand: Command = {
   },
 };
 
+/** A glyphfold log (`glyphfold export --format log`, a folder's `<agent>.jsonl`): its first line is a header. */
+function isLog(bytes: Uint8Array): boolean {
+  const end = bytes.indexOf(0x0a);
+  const first = Buffer.from(bytes.subarray(0, end < 0 ? Math.min(bytes.length, 1 << 20) : end)).toString(
+    'utf8',
+  );
+  try {
+    const v = JSON.parse(first) as { t?: unknown; v?: unknown };
+    return v.t === 'header' && typeof v.v === 'number';
+  } catch {
+    return false;
+  }
+}
+
+/** Stores a whole log as a new history, lines unchanged (the header names conversation and agent). */
+async function importLog(
+  bytes: Uint8Array,
+  spec: StoreSpec,
+  values: {
+    conversation?: string | undefined;
+    agent: string;
+    'dry-run': boolean;
+    format?: string | undefined;
+  },
+  io: CliIO,
+): Promise<number> {
+  const header = JSON.parse(Buffer.from(bytes.subarray(0, bytes.indexOf(0x0a))).toString('utf8')) as {
+    conversation: string;
+    agent: string;
+  };
+  // The header is hashed into every line after it: a history cannot be renamed and keep its bytes.
+  if (values.conversation !== undefined && values.conversation !== header.conversation)
+    throw new UsageError(
+      `--conversation ${values.conversation}: the log names its own conversation (${header.conversation}), which its lines' hashes cover`,
+    );
+  if (values.agent !== 'main' && values.agent !== header.agent)
+    throw new UsageError(`--agent ${values.agent}: the log names its own agent (${header.agent})`);
+  if (values.format !== undefined)
+    throw new UsageError(
+      '--format: the file is a glyphfold log (its first line is a header), not a transcript',
+    );
+  const store = await openOrNone(spec, values['dry-run']);
+  try {
+    if (values['dry-run']) {
+      const exists = (await store?.conversation(header.conversation))?.agents.includes(header.agent);
+      io.stdout.write(
+        `would store the log of conversation ${header.conversation} agent ${header.agent}${exists ? ', but it already exists' : ''}\n`,
+      );
+      return exists ? 1 : 0;
+    }
+    const r = await store!.importLog(bytes);
+    for (const p of r.problems) io.stderr.write(`warning: ${p.kind}: ${p.message}\n`);
+    if (r.missingBlobs > 0)
+      io.stderr.write(
+        `warning: ${r.missingBlobs} checkpoint file snapshots are not in ${store!.shown} (a log carries their hashes only); restoring files from those checkpoints will fail\n`,
+      );
+    io.stdout.write(
+      `stored the log of conversation ${r.conversation} agent ${r.agent}: ${r.lines} lines, ${r.items} items, unchanged\n`,
+    );
+    return 0;
+  } finally {
+    await store?.close();
+  }
+}
+
 /**
  * The store to write to; a dry run opens it read-only and gets `undefined` when it does not exist yet
  * (a dry run creates nothing).
@@ -232,12 +301,7 @@ interface FolderOptions {
   dryRun: boolean;
 }
 
-async function importFolder(
-  root: string,
-  spec: StoreSpec,
-  o: FolderOptions,
-  io: CliIO,
-): Promise<number> {
+async function importFolder(root: string, spec: StoreSpec, o: FolderOptions, io: CliIO): Promise<number> {
   const sessions = findSessions(root);
   if (sessions.length === 0)
     throw new Error(`no supported transcript files (.jsonl, .json, .traj) under ${root}`);

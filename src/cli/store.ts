@@ -221,7 +221,9 @@ export async function openStore(
     // Reading must not create a store where there is none (a mistyped database or schema).
     let exists = false;
     try {
-      const { rows } = await store.pool.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [store.schema]);
+      const { rows } = await store.pool.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [
+        store.schema,
+      ]);
       exists = rows.length > 0;
     } catch (err) {
       await fail(err);

@@ -214,7 +214,8 @@ export function createInspector(options: InspectorOptions): {
     agent: string,
     op: (h: AgentHistory<boolean>) => Awaitable<T>,
   ): Promise<T> => {
-    if (readOnly) throw new ApiError(403, 'the inspector was started with --read-only: no changes are written');
+    if (readOnly)
+      throw new ApiError(403, 'the inspector was started with --read-only: no changes are written');
     await read(conversation, agent); // 404 for an unknown conversation or agent, before a lock or a file
     const h = await store.write(conversation, agent);
     try {

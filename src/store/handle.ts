@@ -4,11 +4,27 @@
  * folder `Workspace` answers from its index; `PostgresStore` through its public API only, so the
  * PostgreSQL module is never loaded here (a type import): the caller constructs the store.
  */
-import { statSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
+import { dirname } from 'node:path';
+import { parseLog, type LogProblem } from '../transcript/log.js';
 import type { BlobStore, ConversationInfo } from '../tree/backend.js';
 import type { AgentHistory } from '../tree/history.js';
+import { validateId } from './ids.js';
+import { acquireLock } from './lock.js';
+import { fsyncDir } from './logfile.js';
 import type { PostgresStore } from './postgres/index.js';
-import type { Workspace } from './workspace.js';
+import { DAMAGE, LogIntegrityError, type Workspace } from './workspace.js';
 
 /** What a listing shows of one history without drawing it. */
 export interface HistorySummary {
@@ -41,8 +57,62 @@ export interface StoreHandle {
    */
   stamp(conversation: string, agent: string): string | undefined;
   readonly blobs: BlobStore<boolean>;
+  /**
+   * The committed lines of one history exactly as stored (header, every branch, tip moves,
+   * checkpoints, commit marks, the hash chain): the same bytes in a folder's log and a database's rows.
+   */
+  exportLog(conversation: string, agent: string): AsyncIterable<string | Uint8Array>;
+  /**
+   * Stores such lines as a new history, unchanged (conversation and agent come from the header). A
+   * damaged log is refused (`LogIntegrityError`, nothing stored), an uncommitted tail left out, an
+   * existing history refused. File snapshots of checkpoints are not in a log: `missingBlobs` counts
+   * those this store does not hold.
+   */
+  importLog(log: Uint8Array): Promise<LogImport>;
   /** Closes open histories (releasing their locks) and the store's handles or connections. */
   close(): Promise<void>;
+}
+
+/** What `importLog` stored. */
+export interface LogImport {
+  conversation: string;
+  agent: string;
+  lines: number;
+  items: number;
+  problems: LogProblem[];
+  /** Checkpoint file snapshots the log names that the store does not hold (restore cannot bring them back). */
+  missingBlobs: number;
+}
+
+/** Checks a log before storing it: header present, ids valid, no damage in the committed part. */
+function checkLog(log: Uint8Array) {
+  const parsed = parseLog(log);
+  const damage = parsed.problems.filter((p) => DAMAGE.has(p.kind));
+  if (damage.length > 0 || !parsed.header)
+    throw new LogIntegrityError(
+      `the log is damaged; nothing was stored:\n  ${(damage.length > 0 ? damage.map((p) => p.message) : ['no header line']).join('\n  ')}`,
+      damage,
+    );
+  const { conversation, agent } = parsed.header;
+  validateId('conversation', conversation);
+  validateId('agent', agent);
+  const hashes = new Set<string>();
+  for (const { entry } of parsed.entries)
+    if (entry.t === 'checkpoint')
+      for (const h of Object.values(entry.checkpoint.files)) if (h !== null) hashes.add(h);
+  const items = parsed.entries.filter((e) => e.entry.t === 'item').length;
+  return { parsed, conversation, agent, hashes, items };
+}
+
+async function countMissing(blobs: BlobStore<boolean>, hashes: Iterable<string>): Promise<number> {
+  let missing = 0;
+  for (const h of hashes)
+    try {
+      await blobs.get(h);
+    } catch {
+      missing++;
+    }
+  return missing;
 }
 
 const readOnlyError = (shown: string, conversation: string, agent: string): Error =>
@@ -83,6 +153,50 @@ export function folderHandle(ws: Workspace, shown: string = ws.dir): StoreHandle
       return `${st.size}:${st.mtimeMs}`;
     },
     blobs: ws.blobs,
+    exportLog: async function* (c, a) {
+      // The committed prefix only: an uncommitted tail (a crash mid-commit) is not part of the record.
+      const bytes = readFileSync(ws.logPath(c, a));
+      yield bytes.subarray(0, parseLog(bytes).committedBytes);
+    },
+    importLog: async (log) => {
+      const { parsed, conversation, agent, hashes, items } = checkLog(log);
+      const what = `conversation ${conversation} agent ${agent}`;
+      if (ws.readOnly) throw readOnlyError(shown, conversation, agent);
+      const path = ws.logPath(conversation, agent);
+      mkdirSync(dirname(path), { recursive: true });
+      // Under the writer lock, as a new history is created: written aside, fsynced, then linked to its
+      // name (which fails if a history appeared meanwhile) and the directory fsynced.
+      const release = acquireLock(path.replace(/\.jsonl$/, '.lock'), what);
+      try {
+        if (existsSync(path)) throw new Error(`${what} already exists in ${shown}`);
+        const aside = `${path}.new-${process.pid}`;
+        const fd = openSync(aside, 'w');
+        try {
+          writeSync(fd, log.subarray(0, parsed.committedBytes));
+          fsyncSync(fd);
+        } finally {
+          closeSync(fd);
+        }
+        try {
+          linkSync(aside, path);
+        } finally {
+          unlinkSync(aside);
+        }
+        fsyncDir(dirname(path));
+      } finally {
+        release();
+      }
+      // Opening it indexes it (conversation, agents, tip, checkpoints, lineage).
+      ws.history(conversation, agent, { readOnly: true }).close();
+      return {
+        conversation,
+        agent,
+        lines: parsed.committedLines,
+        items,
+        problems: parsed.problems,
+        missingBlobs: await countMissing(ws.blobs, hashes),
+      };
+    },
     close: async () => ws.close(),
   };
 }
@@ -122,6 +236,13 @@ export function postgresHandle(store: PostgresStore, shown: string, readOnly: bo
     },
     stamp: () => undefined,
     blobs: store.blobs,
+    exportLog: (c, a) => store.exportLog(c, a),
+    importLog: async (log) => {
+      const { hashes } = checkLog(log);
+      if (readOnly) throw new Error(`${shown} is open read-only`);
+      const r = await store.importLog(log);
+      return { ...r, missingBlobs: await countMissing(store.blobs, hashes) };
+    },
     close: () => store.close(),
   };
 }
