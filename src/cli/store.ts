@@ -184,12 +184,8 @@ export async function openStore(
   if (spec.kind === 'folder') {
     if (mustExist && !existsSync(join(spec.dir, 'logs')) && !existsSync(join(spec.dir, 'workspace.db')))
       throw new NoStoreError(`no glyphfold workspace in ${spec.dir} (expected ${join(spec.dir, 'logs')})`);
-    try {
-      const ws = Workspace.open(spec.dir, { readOnly: options.readOnly });
-      return { ...folderHandle(ws, spec.shown), ledger: fileLedger(spec.dir) };
-    } catch (err) {
-      throw err;
-    }
+    const ws = Workspace.open(spec.dir, { readOnly: options.readOnly });
+    return { ...folderHandle(ws, spec.shown), ledger: fileLedger(spec.dir) };
   }
   let mod: typeof import('../store/postgres/index.js');
   try {
