@@ -362,6 +362,55 @@ describe.skipIf(typeof cluster === 'string')('glyphfold … --store postgres://'
     expect(err).toContain('glyphfold inspect: stopped');
   });
 
+  it('serve --store serves the inspector beside the render endpoint; --read-only refuses writes; both exit on SIGTERM', async () => {
+    const url = db();
+    ok(run('import', join(fixtures, 'anthropic.json'), '--store', url, '--conversation', 's'));
+    const start = (args: string[]) => {
+      const child = spawn(process.execPath, [bin, ...args, '--store', url, '--port', '0'], {
+        cwd: dir,
+        env: { ...process.env, GLYPHFOLD_STORE: '' },
+      });
+      let out = '';
+      let err = '';
+      child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+      const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+      const ready = new Promise<string>((resolve, reject) => {
+        child.stdout.on('data', (d: Buffer) => {
+          out += d.toString();
+          const m = /inspector on (http:\/\/[^\s/]+)/.exec(out);
+          if (m && (args[0] !== 'serve' || out.includes('listening on'))) resolve(m[1]!);
+        });
+        child.once('close', () => reject(new Error(`${args[0]} exited: ${err}`)));
+      });
+      return { child, exited, ready, err: () => err };
+    };
+    const serve = start(['serve']);
+    const ro = start(['inspect', '--read-only']);
+    try {
+      const base = await serve.ready;
+      const list = (await (await fetch(`${base}/api/conversations`)).json()) as {
+        conversations: { id: string }[];
+      };
+      expect(list.conversations.map((x) => x.id)).toEqual(['s']);
+      expect((await fetch(`${base}/v1/health`)).status).toBe(200);
+      const roBase = await ro.ready;
+      const page = await (await fetch(`${roBase}/`)).text();
+      const token = /name="gf-token" content="([^"]+)"/.exec(page)![1]!;
+      const refused = await fetch(`${roBase}/api/c/s/main/branch`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-glyphfold-token': token },
+        body: JSON.stringify({ at: null }),
+      });
+      expect(refused.status).toBe(403);
+    } finally {
+      serve.child.kill('SIGTERM');
+      ro.child.kill('SIGTERM');
+    }
+    expect(await serve.exited).toBe(0);
+    expect(await ro.exited).toBe(0);
+    expect(serve.err()).toContain('glyphfold serve: stopped');
+  });
+
   it('reads the store from GLYPHFOLD_STORE when no option names one', async () => {
     const url = db();
     ok(run('import', join(fixtures, 'openai-chat.json'), '--store', url, '--conversation', 'env'));
