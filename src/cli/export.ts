@@ -1,5 +1,8 @@
 /** `glyphfold export`: one branch of an agent's history (any item, not only the tip) in another format. */
-import { writeFileSync } from 'node:fs';
+import { once } from 'node:events';
+import { createWriteStream, writeFileSync } from 'node:fs';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { EXPORT_FORMATS, exportPath, type ExportFormat } from '../views/export.js';
@@ -67,16 +70,19 @@ export const exportCommand: Command = {
           `conversation ${id} has no agent '${values.agent}'; it has: ${info.agents.join(', ')}`,
         );
       if (format === 'log') {
-        const chunks: Buffer[] = [];
-        for await (const c of store.exportLog(id, values.agent))
-          chunks.push(typeof c === 'string' ? Buffer.from(c, 'utf8') : Buffer.from(c));
-        const bytes = Buffer.concat(chunks);
+        // Streamed: a long history is never held whole.
+        let bytes = 0;
+        const counted = async function* (chunks: AsyncIterable<string | Uint8Array>) {
+          for await (const c of chunks) {
+            bytes += typeof c === 'string' ? Buffer.byteLength(c) : c.length;
+            yield c;
+          }
+        };
+        const chunks = counted(store.exportLog(id, values.agent));
         if (values.out !== undefined) {
-          writeFileSync(resolve(io.cwd, values.out), bytes);
-          io.stderr.write(
-            `wrote the log of ${id} agent ${values.agent} (${bytes.length} bytes) to ${values.out}\n`,
-          );
-        } else io.stdout.write(bytes);
+          await pipeline(Readable.from(chunks), createWriteStream(resolve(io.cwd, values.out)));
+          io.stderr.write(`wrote the log of ${id} agent ${values.agent} (${bytes} bytes) to ${values.out}\n`);
+        } else for await (const c of chunks) if (!io.stdout.write(c)) await once(io.stdout, 'drain');
         return 0;
       }
       const h = await store.read(id, values.agent);

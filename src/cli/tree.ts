@@ -7,7 +7,7 @@ import { requireStore, STORE_OPTIONS, STORE_USAGE, withStore } from './store.js'
 const usage = `usage: glyphfold tree (--workspace DIR | --store URL) [CONVERSATION] [--agent NAME] [--jsonl]
                       [--width N]
 
-Without CONVERSATION, lists the conversations of the workspace (agents, items, turn, lineage).
+Without CONVERSATION, lists the conversations of the store (agents, items, turn, lineage).
 With it, draws each agent's session tree as ASCII: one line per item, branches as |- and \`-,
 the tip marked "<- tip", checkpoints "[checkpoint LABEL]". Problems found in a log are printed first.
 --jsonl prints the active path (root -> tip) of the agent as JSONL instead. The store is read only.

@@ -6,12 +6,12 @@
  */
 import {
   closeSync,
+  createReadStream,
   existsSync,
   fsyncSync,
   linkSync,
   mkdirSync,
   openSync,
-  readFileSync,
   statSync,
   unlinkSync,
   writeSync,
@@ -22,7 +22,7 @@ import type { BlobStore, ConversationInfo } from '../tree/backend.js';
 import type { AgentHistory } from '../tree/history.js';
 import { validateId } from './ids.js';
 import { acquireLock } from './lock.js';
-import { fsyncDir } from './logfile.js';
+import { fsyncDir, readLog } from './logfile.js';
 import type { PostgresStore } from './postgres/index.js';
 import { DAMAGE, LogIntegrityError, type Workspace } from './workspace.js';
 
@@ -155,8 +155,11 @@ export function folderHandle(ws: Workspace, shown: string = ws.dir): StoreHandle
     blobs: ws.blobs,
     exportLog: async function* (c, a) {
       // The committed prefix only: an uncommitted tail (a crash mid-commit) is not part of the record.
-      const bytes = readFileSync(ws.logPath(c, a));
-      yield bytes.subarray(0, parseLog(bytes).committedBytes);
+      // Measured first by a streamed parse, then streamed out: a writer appending meanwhile only adds
+      // after that prefix, and no copy of the whole log is held.
+      const path = ws.logPath(c, a);
+      const { committedBytes } = readLog(path, undefined, { keepEntries: false });
+      if (committedBytes > 0) yield* createReadStream(path, { end: committedBytes - 1 });
     },
     importLog: async (log) => {
       const { parsed, conversation, agent, hashes, items } = checkLog(log);

@@ -5,6 +5,7 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import {
+  appendFileSync,
   cpSync,
   existsSync,
   mkdirSync,
@@ -143,6 +144,11 @@ describe.skipIf(typeof cluster === 'string')('glyphfold … --store postgres://'
     const c = db();
     ok(run('import', 'c2-dir.log', '--store', c));
     expect(Buffer.from(ok(run('export', '--store', c, 'c2', '--format', 'log')).out).equals(log2)).toBe(true);
+
+    // An uncommitted tail (a writer killed mid-commit) is not part of the record: not exported.
+    appendFileSync(join(dir, 'lg2', 'logs', 'c2', 'main.jsonl'), '{"t":"item","item":{"id":"half');
+    const tailed = ok(run('export', '--workspace', 'lg2', 'c2', '--format', 'log')).out;
+    expect(Buffer.from(tailed).equals(log2)).toBe(true);
 
     // A damaged log is refused and nothing is stored; a log cannot be renamed.
     const lines = log2.toString('utf8').split('\n');
