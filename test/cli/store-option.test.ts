@@ -59,7 +59,8 @@ function closedPort(): Promise<number> {
   });
 }
 
-describe.skipIf(typeof cluster === 'string')('glyphfold … --store postgres://', () => {
+// Each case spawns up to 20 CLI processes: generous on a loaded machine (a hung child still fails).
+describe.skipIf(typeof cluster === 'string')('glyphfold … --store postgres://', { timeout: 180_000 }, () => {
   const c = cluster as PgCluster;
   let dir: string;
   let admin: pg.Client;
