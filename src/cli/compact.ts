@@ -20,10 +20,11 @@ import { WIRE_PROVIDERS, type WireProvider } from '../views/index.js';
 import { UsageError, type CliIO, type Command } from './command.js';
 import { pageFileName } from './page-files.js';
 import { maxCerOption, readLegibilityFile, variantOption } from './legibility-options.js';
-import { loadWorkspacePath, systemPrompt } from './view.js';
+import { loadStorePath, systemPrompt } from './view.js';
+import { storeSpec, STORE_OPTIONS } from './store.js';
 
 const usage = `usage: glyphfold compact FILE --model ID --out DIR [options]
-       glyphfold compact --workspace DIR [CONVERSATION] --model ID --out DIR [options]
+       glyphfold compact (--workspace DIR | --store URL) [CONVERSATION] --model ID --out DIR [options]
 
 Imports a transcript (Claude Code, Codex, OpenAI Chat, Anthropic, Vercel AI SDK, LangChain, SWE-agent
 .traj or glyphfold JSONL), climbs the
@@ -52,6 +53,8 @@ DIR/records.json (the compaction items a history would append). Prints the repor
   --instructions TEXT   what the summary should focus on
   --workspace DIR       compact the active path of CONVERSATION (default: the most recent) of a
                         glyphfold workspace, read-only, instead of a FILE
+  --store URL           the same from a store named by URL: postgres://USER@HOST:PORT/DB
+                        (?schema=NAME), file:DIR or a path (GLYPHFOLD_STORE is not read here)
   --agent NAME          the agent whose history to compact (default: main)
   --system TEXT         system prompt the request carries (counted in the budget); default: the
                         one the transcript carried (or the workspace history recorded), if any
@@ -135,7 +138,7 @@ export const compactCommand: Command = {
         instructions: { type: 'string' },
         system: { type: 'string' },
         'system-file': { type: 'string' },
-        workspace: { type: 'string' },
+        ...STORE_OPTIONS,
         agent: { type: 'string', default: 'main' },
         json: { type: 'boolean', default: false },
         jobs: { type: 'string', default: '1' },
@@ -144,12 +147,15 @@ export const compactCommand: Command = {
     if (!/^(auto|[1-9]\d*)$/.test(values.jobs))
       throw new UsageError(`--jobs expects an integer ≥ 1 or 'auto', found '${values.jobs}'`);
     const jobs = values.jobs === 'auto' ? availableParallelism() : Number(values.jobs);
-    if (values.workspace !== undefined) {
+    // Only the options name a store here: without them the argument is a transcript FILE.
+    const store = storeSpec(values, io, { env: false });
+    if (store !== undefined) {
       if (positionals.length > 1)
         throw new UsageError(
-          `expected at most one CONVERSATION with --workspace, found ${positionals.length}`,
+          `expected at most one CONVERSATION with --workspace or --store, found ${positionals.length}`,
         );
-      if (values.format !== undefined) throw new UsageError('--format applies to a FILE, not to --workspace');
+      if (values.format !== undefined)
+        throw new UsageError('--format applies to a FILE, not to --workspace or --store');
     } else if (positionals.length !== 1)
       throw new UsageError(`expected one FILE, found ${positionals.length}`);
     if (!values.model) throw new UsageError('--model ID is required');
@@ -174,10 +180,10 @@ export const compactCommand: Command = {
 
     let file: string;
     let imported: { items: Item[]; system?: string; format: string; warnings: string[] };
-    if (values.workspace !== undefined) {
-      const loaded = loadWorkspacePath(resolve(io.cwd, values.workspace), positionals[0], values.agent);
-      file = `${values.workspace} conversation ${loaded.conversation} agent ${values.agent}`;
-      imported = { ...loaded, format: 'workspace', warnings: [] };
+    if (store !== undefined) {
+      const loaded = await loadStorePath(store, positionals[0], values.agent);
+      file = `${store.shown} conversation ${loaded.conversation} agent ${values.agent}`;
+      imported = { ...loaded, format: store.kind === 'folder' ? 'workspace' : 'postgres', warnings: [] };
     } else {
       file = positionals[0]!;
       const text = await readFile(resolve(io.cwd, file), 'utf8');
@@ -200,7 +206,7 @@ export const compactCommand: Command = {
       values,
       imported.system,
       io,
-      values.workspace !== undefined ? 'history' : 'transcript',
+      store !== undefined ? 'history' : 'transcript',
     );
     if (system !== undefined) options.request = { system };
     if (values.wire) options.wire = values.wire as WireProvider;

@@ -2,7 +2,8 @@
  * Finding the sessions in a harness folder: a Claude Code project folder (`<session>.jsonl`, its
  * subagents in `<session>/subagents/**\/agent-*.jsonl` or, in older versions, `agent-*.jsonl` beside
  * it naming the session in `sessionId`), a Codex sessions tree (`YYYY/MM/DD/rollout-*.jsonl`), or any
- * folder of supported files. One session per conversation; the ledger `imports.json` in the workspace
+ * folder of supported files. One session per conversation; the ledger (`imports.json` in a workspace,
+ * the table `cli_imports` in a database)
  * remembers what each source held, so a re-run skips unchanged sessions and extends grown ones.
  */
 import { existsSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
@@ -165,4 +166,78 @@ export function fingerprint(files: readonly string[]): LedgerEntry['files'] {
     out[f] = { sha256: sha256Hex(bytes), bytes: statSync(f).size };
   }
   return out;
+}
+
+/**
+ * Where a store keeps its ledger: a folder workspace in `imports.json`, a database in the table
+ * `<schema>.cli_imports` (one row per source file, written as each session is imported).
+ */
+export interface ImportLedger {
+  /** Where it is, for messages. */
+  readonly shown: string;
+  read(): Promise<Ledger>;
+  /** Remembers what `source` held when imported (after its histories were written). */
+  record(source: string, entry: LedgerEntry): Promise<void>;
+}
+
+/** The ledger `<workspace>/imports.json`, rewritten whole (aside, then renamed) on each record. */
+export function fileLedger(workspace: string): ImportLedger {
+  let ledger: Ledger | undefined;
+  return {
+    shown: join(workspace, 'imports.json'),
+    read: async () => (ledger ??= readLedger(workspace)),
+    record: async (source, entry) => {
+      ledger ??= readLedger(workspace);
+      ledger.sources[source] = entry;
+      writeLedger(workspace, ledger);
+    },
+  };
+}
+
+/** What the database ledger needs of a `pg` pool (typed here so this module does not load `pg`). */
+export interface SqlPool {
+  query(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
+}
+
+/**
+ * The ledger of a PostgreSQL store: the table `cli_imports` in the store's schema, created on the first
+ * record (a dry run creates nothing). Source paths are those of the importing host, as in a folder's.
+ */
+export function sqlLedger(pool: SqlPool, schema: string): ImportLedger {
+  const table = `"${schema.replace(/"/g, '""')}".cli_imports`;
+  let created = false;
+  return {
+    shown: `table ${table}`,
+    read: async () => {
+      const sources: Ledger['sources'] = {};
+      const { rows } = await pool.query('SELECT to_regclass($1) IS NOT NULL AS present', [table]);
+      if (!(rows[0] as { present: boolean }).present) return { version: 1, sources };
+      const all = await pool.query(`SELECT source, conversation, agent, files FROM ${table}`);
+      for (const r of all.rows as {
+        source: string;
+        conversation: string;
+        agent: string | null;
+        files: LedgerEntry['files'];
+      }[])
+        sources[r.source] = {
+          conversation: r.conversation,
+          ...(r.agent !== null ? { agent: r.agent } : {}),
+          files: r.files,
+        };
+      return { version: 1, sources };
+    },
+    record: async (source, entry) => {
+      if (!created) {
+        await pool.query(
+          `CREATE TABLE IF NOT EXISTS ${table} (source text PRIMARY KEY, conversation text NOT NULL, agent text, files jsonb NOT NULL, imported timestamptz NOT NULL DEFAULT now())`,
+        );
+        created = true;
+      }
+      await pool.query(
+        `INSERT INTO ${table} (source, conversation, agent, files) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (source) DO UPDATE SET conversation = EXCLUDED.conversation, agent = EXCLUDED.agent, files = EXCLUDED.files, imported = now()`,
+        [source, entry.conversation, entry.agent ?? null, JSON.stringify(entry.files)],
+      );
+    },
+  };
 }

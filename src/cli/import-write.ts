@@ -1,11 +1,11 @@
 /**
- * Writing an import into a workspace: the main history and each agent's, with the tip and the
+ * Writing an import into a store (a folder workspace or a database, through `StoreHandle`): the main history and each agent's, with the tip and the
  * checkpoints the source marked. Re-running on a grown source appends what is new; a source whose
  * earlier part changed is refused ("rewritten"), never merged.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Workspace } from '../store/workspace.js';
+import type { StoreHandle } from '../store/handle.js';
 import type { ImportedCheckpoint, ImportResult } from '../transcript/import/index.js';
 import { canonicalJson } from '../transcript/canonical.js';
 import type { Item } from '../transcript/items.js';
@@ -48,14 +48,15 @@ const comparable = (item: Item): string => {
 };
 
 /** Checkpoints with their files read from the backups into the blob store (missing backups left out). */
-function storeCheckpoints(
-  ws: Workspace,
+async function storeCheckpoints(
+  store: StoreHandle,
   checkpoints: readonly ImportedCheckpoint[],
   tree: readonly Item[],
   options: WriteOptions,
-): Checkpoint[] {
+): Promise<Checkpoint[]> {
   const turnOf = new Map(tree.map((i) => [i.id, i.turn]));
-  return checkpoints.map((cp) => {
+  const out: Checkpoint[] = [];
+  for (const cp of checkpoints) {
     const files: Record<string, string | null> = {};
     for (const [path, { backup }] of Object.entries(cp.files)) {
       if (backup === null) {
@@ -67,29 +68,30 @@ function storeCheckpoints(
         options.onMissingBackup?.(path);
         continue;
       }
-      files[path] = options.dryRun ? '' : ws.blobs.put(readFileSync(file));
+      files[path] = options.dryRun ? '' : await store.blobs.put(readFileSync(file));
     }
-    return {
+    out.push({
       label: cp.label,
       at: cp.at,
       turn: cp.at === null ? 0 : (turnOf.get(cp.at) ?? 0),
       time: cp.time,
       files,
-    };
-  });
+    });
+  }
+  return out;
 }
 
 /** Writes (or extends) one agent's history from an import result. */
-function writeHistory(
-  ws: Workspace,
+async function writeHistory(
+  store: StoreHandle,
   conversation: string,
   agent: string,
   result: ImportResult,
   options: WriteOptions,
-): HistoryReport {
-  const exists = ws.conversation(conversation)?.agents.includes(agent) ?? false;
+): Promise<HistoryReport> {
+  const exists = (await store.conversation(conversation))?.agents.includes(agent) ?? false;
   if (options.dryRun && !exists) {
-    const checkpoints = storeCheckpoints(ws, result.checkpoints, result.tree, options);
+    const checkpoints = await storeCheckpoints(store, result.checkpoints, result.tree, options);
     return {
       agent,
       outcome: 'imported',
@@ -99,10 +101,13 @@ function writeHistory(
     };
   }
   // A new history records the transcript's system prompt in its log's header (view/compact send it).
-  const history = ws.history(conversation, agent, {
-    readOnly: options.dryRun === true || undefined,
-    ...(!exists && result.system !== undefined ? { system: result.system } : {}),
-  });
+  const history = options.dryRun
+    ? await store.read(conversation, agent)
+    : await store.write(
+        conversation,
+        agent,
+        !exists && result.system !== undefined ? { system: result.system } : {},
+      );
   try {
     const branches = leaves(result.tree);
     const old = history.items();
@@ -122,8 +127,8 @@ function writeHistory(
     const have = new Set(old.map((i) => i.id));
     const fresh = result.tree.filter((i) => !have.has(i.id));
     const known = new Set(history.checkpoints().map((c) => c.label));
-    const checkpoints = storeCheckpoints(
-      ws,
+    const checkpoints = await storeCheckpoints(
+      store,
       result.checkpoints.filter((c) => !known.has(c.label)),
       result.tree,
       options,
@@ -133,7 +138,7 @@ function writeHistory(
     // A log cut mid-turn and grown later continues in a new turn: a history's turns only grow.
     const shift = fresh.length > 0 ? Math.max(0, history.turn + 1 - fresh[0]!.turn) : 0;
     const items = fresh.map((i) => (shift > 0 ? ({ ...i, turn: i.turn + shift } as Item) : i));
-    if (!options.dryRun) history.adopt(items, { tip: result.tip, checkpoints });
+    if (!options.dryRun) await history.adopt(items, { tip: result.tip, checkpoints });
     return {
       agent,
       outcome: exists ? 'extended' : 'imported',
@@ -142,23 +147,23 @@ function writeHistory(
       checkpoints: checkpoints.length,
     };
   } finally {
-    history.close();
+    await history.close();
   }
 }
 
 /** Writes the main history and every agent's of an import into `conversation`. */
-export function writeImport(
-  ws: Workspace,
+export async function writeImport(
+  store: StoreHandle,
   conversation: string,
   result: ImportResult,
   options: WriteOptions = {},
-): HistoryReport[] {
+): Promise<HistoryReport[]> {
   const main = options.agent ?? 'main';
-  const reports = [writeHistory(ws, conversation, main, result, options)];
+  const reports = [await writeHistory(store, conversation, main, result, options)];
   for (const a of result.agents) {
     if (a.name === main)
       throw new Error(`agent ${a.name} of the source has the main agent's name; pass another --agent`);
-    reports.push(writeHistory(ws, conversation, a.name, a.result, options));
+    reports.push(await writeHistory(store, conversation, a.name, a.result, options));
   }
   return reports;
 }

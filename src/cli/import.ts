@@ -1,7 +1,6 @@
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { Workspace } from '../store/workspace.js';
 import { ID_PATTERN } from '../store/ids.js';
 import { sha256Hex } from '../transcript/hash.js';
 import {
@@ -13,26 +12,27 @@ import {
   type ImportResult,
 } from '../transcript/import/index.js';
 import { UsageError, type CliIO, type Command } from './command.js';
-import { requireWorkspace } from './args.js';
+import { findSessions, fingerprint, sameFiles, type FoundSession, type Ledger } from './import-folder.js';
 import {
-  findSessions,
-  fingerprint,
-  readLedger,
-  sameFiles,
-  writeLedger,
-  type FoundSession,
-} from './import-folder.js';
+  NoStoreError,
+  openStore,
+  requireStore,
+  STORE_OPTIONS,
+  STORE_USAGE,
+  type CliStore,
+  type StoreSpec,
+} from './store.js';
 import { writeImport, type HistoryReport } from './import-write.js';
 
-const usage = `usage: glyphfold import PATH --workspace DIR [--conversation ID] [--agent NAME] [--format FORMAT]
-                        [--file-history DIR] [--dry-run]
+const usage = `usage: glyphfold import PATH (--workspace DIR | --store URL) [--conversation ID] [--agent NAME]
+                        [--format FORMAT] [--file-history DIR] [--dry-run]
 
 Imports a transcript (${IMPORT_FORMATS.join(', ')}; detected unless --format is given) into a
-new conversation of the workspace, with its system prompt when it has one (recorded in the log's
+new conversation of the store (created when missing), with its system prompt when it has one (recorded in the log's
 header; view and compact --workspace send it). The conversation id defaults to the file name plus a short hash of
-its content. The ledger <workspace>/imports.json remembers every imported file: importing one again
-says it is unchanged, appends to its conversation when it grew (an edit to an earlier part is
-reported, exit 1, nothing changed); --conversation/--agent must then be left out or match.
+its content. The store's ledger (below) remembers every imported file: importing one again says it is
+unchanged, appends to its conversation when it grew (an edit to an earlier part is reported, exit 1,
+nothing changed); --conversation/--agent must then be left out or match.
 
 A Claude Code session keeps its tree: edited prompts and rewinds become branches, the tip is the
 newest entry, subagent runs (sidechains, <session>/subagents/agent-*.jsonl) become agent histories of
@@ -41,11 +41,19 @@ the conversation, and file-history snapshots become checkpoints (file contents a
 
 PATH may be a folder: a Claude Code project folder (~/.claude/projects/<project>/), a Codex sessions
 tree (~/.codex/sessions/), or any folder of supported files. Each session becomes one conversation
-named after its file; the ledger <workspace>/imports.json remembers what was imported, so a re-run
+named after its file; the ledger (<workspace>/imports.json, or the table cli_imports in a database's
+schema) remembers what was imported, so a re-run
 skips unchanged sessions, appends to grown ones and reports rewritten ones (left as they were).
 Progress goes to stderr (one line redrawn on a terminal, a line per session elsewhere), a summary to
 stdout; the exit code is 1 when a session failed.
 --dry-run reports what would happen and writes nothing.
+
+A glyphfold log (from 'glyphfold export --format log', or a workspace's logs/<conversation>/<agent>.jsonl)
+is stored as it is, byte for byte: the history it names (conversation and agent from its header) with
+every branch, checkpoint and tip move, its hash chain checked first (a damaged log is refused). This
+moves a history between a folder and a database either way.
+
+${STORE_USAGE}
 `;
 
 /** A conversation id from a file name: invalid characters become '-', plus 8 hex of the content hash. */
@@ -129,7 +137,7 @@ export const importCommand: Command = {
       args: argv,
       allowPositionals: true,
       options: {
-        workspace: { type: 'string' },
+        ...STORE_OPTIONS,
         conversation: { type: 'string' },
         agent: { type: 'string' },
         format: { type: 'string' },
@@ -138,7 +146,7 @@ export const importCommand: Command = {
       },
     });
     if (positionals.length !== 1) throw new UsageError(`expected one PATH, found ${positionals.length}`);
-    const dir = requireWorkspace(values.workspace);
+    const spec = requireStore(values, io);
     if (values.format !== undefined && !IMPORT_FORMATS.includes(values.format as ImportFormat))
       throw new UsageError(`--format expected one of ${IMPORT_FORMATS.join(', ')}, found ${values.format}`);
     const path = resolve(io.cwd, positionals[0]!);
@@ -146,7 +154,6 @@ export const importCommand: Command = {
     const format = values.format as ImportFormat | undefined;
     const fileHistory =
       values['file-history'] !== undefined ? resolve(io.cwd, values['file-history']) : undefined;
-    const wsDir = resolve(io.cwd, dir);
     if (statSync(path).isDirectory()) {
       if (values.conversation !== undefined)
         throw new UsageError(
@@ -154,17 +161,18 @@ export const importCommand: Command = {
         );
       return importFolder(
         path,
-        wsDir,
-        dir,
+        spec,
         { format, fileHistory, agent: values.agent ?? 'main', dryRun: values['dry-run'] },
         io,
       );
     }
 
+    const bytes = readFileSync(path);
+    if (isLog(bytes)) return importLog(bytes, spec, values, io);
     return importFile(
       path,
-      wsDir,
-      dir,
+      bytes.toString('utf8'),
+      spec,
       {
         format,
         fileHistory,
@@ -191,63 +199,67 @@ interface FileOptions {
  * a file imported before is skipped when unchanged, appended to its conversation when grown, and
  * refused when rewritten; a file the ledger does not know becomes a new conversation.
  */
-function importFile(path: string, wsDir: string, shown: string, o: FileOptions, io: CliIO): number {
-  const text = readFileSync(path, 'utf8');
+async function importFile(
+  path: string,
+  text: string,
+  spec: StoreSpec,
+  o: FileOptions,
+  io: CliIO,
+): Promise<number> {
   const agentFiles = subagentFiles(path);
   const files = fingerprint([path, ...agentFiles]);
-  const wsExists = existsSync(wsDir);
-  // Read before the workspace is created, so an input that yields nothing leaves no workspace behind.
-  const early = wsExists ? undefined : importFiles(path, agentFiles, o.format);
-  if (o.dryRun && early) {
-    const result = early;
+  // Read before the store is opened, so an input that yields nothing creates no workspace or schema.
+  const result = importFiles(path, agentFiles, o.format);
+  const store = await openOrNone(spec, o.dryRun);
+  if (!store) {
     io.stdout.write(
-      `would import ${result.tree.length} items (${result.format}) into a new workspace ${shown}\n`,
+      `would import ${result.tree.length} items (${result.format}) into a new store ${spec.shown}\n`,
     );
     return 0;
   }
-  const ledger = readLedger(wsDir);
-  const ws = Workspace.open(wsDir);
+  let reports: HistoryReport[];
+  let again: boolean;
+  let conversation: string;
+  let agent: string;
+  let missingBackups = 0;
   try {
-    const known = ledger.sources[path];
+    const known = (await store.ledger.read()).sources[path];
     const knownAgent = known?.agent ?? 'main';
-    const again =
-      known !== undefined && ws.conversation(known.conversation)?.agents.includes(knownAgent) === true;
-    let conversation: string;
-    let agent: string;
+    again =
+      known !== undefined &&
+      (await store.conversation(known.conversation))?.agents.includes(knownAgent) === true;
     if (again) {
       if (
-        (o.conversation !== undefined && o.conversation !== known.conversation) ||
+        (o.conversation !== undefined && o.conversation !== known!.conversation) ||
         (o.agent !== undefined && o.agent !== knownAgent)
       )
         throw new Error(
-          `${path} was imported into conversation ${known.conversation} agent ${knownAgent} (${join(wsDir, 'imports.json')}); ` +
+          `${path} was imported into conversation ${known!.conversation} agent ${knownAgent} (${store.ledger.shown}); ` +
             'a re-import appends there: leave out --conversation and --agent, or copy the file to import it as another conversation',
         );
-      if (sameFiles(known, files)) {
+      if (sameFiles(known!, files)) {
         io.stdout.write(
-          `unchanged: ${path} holds what was imported into conversation ${known.conversation} agent ${knownAgent}; nothing written\n`,
+          `unchanged: ${path} holds what was imported into conversation ${known!.conversation} agent ${knownAgent}; nothing written\n`,
         );
         return 0;
       }
-      conversation = known.conversation;
+      conversation = known!.conversation;
       agent = knownAgent;
     } else {
       conversation = o.conversation ?? conversationIdFor(path, text);
       agent = o.agent ?? 'main';
-      if (ws.conversation(conversation)?.agents.includes(agent))
+      if ((await store.conversation(conversation))?.agents.includes(agent))
         throw new Error(
-          `conversation ${conversation} agent ${agent} already exists in ${shown}; pass another --conversation`,
+          `conversation ${conversation} agent ${agent} already exists in ${store.shown}; pass another --conversation`,
         );
     }
-    const result = early ?? importFiles(path, agentFiles, o.format);
-    let missingBackups = 0;
     const options = {
       agent,
       ...(result.format === 'claude-code' ? { fileHistory: fileHistoryFor(path, o.fileHistory) } : {}),
       onMissingBackup: () => missingBackups++,
     };
     // Every history is compared before any is written, so a rewritten source changes nothing.
-    const check = writeImport(ws, conversation, result, { ...options, dryRun: true });
+    const check = await writeImport(store, conversation, result, { ...options, dryRun: true });
     const rewritten = check.filter((r) => r.outcome === 'rewritten');
     if (rewritten.length > 0)
       throw new Error(
@@ -255,37 +267,113 @@ function importFile(path: string, wsDir: string, shown: string, o: FileOptions, 
           rewritten.map((r) => `agent ${r.agent}: ${r.reason}`).join('; '),
       );
     if (!o.dryRun) missingBackups = 0; // counted again by the real write
-    const reports = o.dryRun ? check : writeImport(ws, conversation, result, options);
-    if (!o.dryRun) {
-      ledger.sources[path] = { conversation, ...(agent !== 'main' ? { agent } : {}), files };
-      writeLedger(wsDir, ledger);
-    }
-    for (const w of result.warnings) io.stderr.write(`warning: ${w}\n`);
-    for (const a of result.agents)
-      for (const w of a.result.warnings) io.stderr.write(`warning: ${a.name}: ${w}\n`);
-    if (missingBackups > 0)
-      io.stderr.write(
-        `warning: ${missingBackups} file backups named by checkpoints were not found; those files are not in the checkpoints\n`,
+    reports = o.dryRun ? check : await writeImport(store, conversation, result, options);
+    if (!o.dryRun)
+      await store.ledger.record(path, { conversation, ...(agent !== 'main' ? { agent } : {}), files });
+  } finally {
+    await store.close();
+  }
+  for (const w of result.warnings) io.stderr.write(`warning: ${w}\n`);
+  for (const a of result.agents)
+    for (const w of a.result.warnings) io.stderr.write(`warning: ${a.name}: ${w}\n`);
+  if (missingBackups > 0)
+    io.stderr.write(
+      `warning: ${missingBackups} file backups named by checkpoints were not found; those files are not in the checkpoints\n`,
+    );
+  const main = reports[0]!;
+  const t = totals(reports);
+  const extra =
+    reports.length > 1 || main.branches > 1 || t.checkpoints > 0
+      ? ` (${reports.length} agents, ${t.items} items in all, ${t.branches} branches, ${t.checkpoints} checkpoints)`
+      : '';
+  const system =
+    result.system !== undefined && main.outcome === 'imported'
+      ? `, with its system prompt (${result.system.length} chars)`
+      : '';
+  const verb = !again
+    ? `${o.dryRun ? 'would import' : 'imported'} ${main.items} items (${result.format}) into conversation ${conversation} agent ${agent}${extra}${system}`
+    : reports.every((r) => r.outcome === 'unchanged')
+      ? `unchanged: ${path} changed since it was imported into conversation ${conversation} agent ${agent} but holds no new items`
+      : `${o.dryRun ? 'would extend' : 'extended'} conversation ${conversation} agent ${agent} by ${t.items} items (${result.format}; the file grew since it was imported)`;
+  io.stdout.write(`${verb}\n`);
+  return 0;
+}
+
+/** A glyphfold log (`glyphfold export --format log`, a folder's `<agent>.jsonl`): its first line is a header. */
+function isLog(bytes: Uint8Array): boolean {
+  const end = bytes.indexOf(0x0a);
+  const first = Buffer.from(bytes.subarray(0, end < 0 ? Math.min(bytes.length, 1 << 20) : end)).toString(
+    'utf8',
+  );
+  try {
+    const v = JSON.parse(first) as { t?: unknown; v?: unknown };
+    return v.t === 'header' && typeof v.v === 'number';
+  } catch {
+    return false;
+  }
+}
+
+/** Stores a whole log as a new history, lines unchanged (the header names conversation and agent). */
+async function importLog(
+  bytes: Uint8Array,
+  spec: StoreSpec,
+  values: {
+    conversation?: string | undefined;
+    agent?: string | undefined;
+    'dry-run': boolean;
+    format?: string | undefined;
+  },
+  io: CliIO,
+): Promise<number> {
+  const header = JSON.parse(Buffer.from(bytes.subarray(0, bytes.indexOf(0x0a))).toString('utf8')) as {
+    conversation: string;
+    agent: string;
+  };
+  // The header is hashed into every line after it: a history cannot be renamed and keep its bytes.
+  if (values.conversation !== undefined && values.conversation !== header.conversation)
+    throw new UsageError(
+      `--conversation ${values.conversation}: the log names its own conversation (${header.conversation}), which its lines' hashes cover`,
+    );
+  if (values.agent !== undefined && values.agent !== header.agent)
+    throw new UsageError(`--agent ${values.agent}: the log names its own agent (${header.agent})`);
+  if (values.format !== undefined)
+    throw new UsageError(
+      '--format: the file is a glyphfold log (its first line is a header), not a transcript',
+    );
+  const store = await openOrNone(spec, values['dry-run']);
+  try {
+    if (values['dry-run']) {
+      const exists = (await store?.conversation(header.conversation))?.agents.includes(header.agent);
+      io.stdout.write(
+        `would store the log of conversation ${header.conversation} agent ${header.agent}${exists ? ', but it already exists' : ''}\n`,
       );
-    const main = reports[0]!;
-    const t = totals(reports);
-    const extra =
-      reports.length > 1 || main.branches > 1 || t.checkpoints > 0
-        ? ` (${reports.length} agents, ${t.items} items in all, ${t.branches} branches, ${t.checkpoints} checkpoints)`
-        : '';
-    const system =
-      result.system !== undefined && main.outcome === 'imported'
-        ? `, with its system prompt (${result.system.length} chars)`
-        : '';
-    const verb = !again
-      ? `${o.dryRun ? 'would import' : 'imported'} ${main.items} items (${result.format}) into conversation ${conversation} agent ${agent}${extra}${system}`
-      : reports.every((r) => r.outcome === 'unchanged')
-        ? `unchanged: ${path} changed since it was imported into conversation ${conversation} agent ${agent} but holds no new items`
-        : `${o.dryRun ? 'would extend' : 'extended'} conversation ${conversation} agent ${agent} by ${t.items} items (${result.format}; the file grew since it was imported)`;
-    io.stdout.write(`${verb}\n`);
+      return exists ? 1 : 0;
+    }
+    const r = await store!.importLog(bytes);
+    for (const p of r.problems) io.stderr.write(`warning: ${p.kind}: ${p.message}\n`);
+    if (r.missingBlobs > 0)
+      io.stderr.write(
+        `warning: ${r.missingBlobs} checkpoint file snapshots are not in ${store!.shown} (a log carries their hashes only); restoring files from those checkpoints will fail\n`,
+      );
+    io.stdout.write(
+      `stored the log of conversation ${r.conversation} agent ${r.agent}: ${r.lines} lines, ${r.items} items, unchanged\n`,
+    );
     return 0;
   } finally {
-    ws.close();
+    await store?.close();
+  }
+}
+
+/**
+ * The store to write to; a dry run opens it read-only and gets `undefined` when it does not exist yet
+ * (a dry run creates nothing).
+ */
+async function openOrNone(spec: StoreSpec, dryRun: boolean): Promise<CliStore | undefined> {
+  try {
+    return await openStore(spec, { readOnly: dryRun });
+  } catch (err) {
+    if (dryRun && err instanceof NoStoreError) return undefined;
+    throw err;
   }
 }
 
@@ -296,18 +384,18 @@ interface FolderOptions {
   dryRun: boolean;
 }
 
-async function importFolder(
-  root: string,
-  wsDir: string,
-  shown: string,
-  o: FolderOptions,
-  io: CliIO,
-): Promise<number> {
+async function importFolder(root: string, spec: StoreSpec, o: FolderOptions, io: CliIO): Promise<number> {
   const sessions = findSessions(root);
   if (sessions.length === 0)
     throw new Error(`no supported transcript files (.jsonl, .json, .traj) under ${root}`);
-  const ledger = o.dryRun && !existsSync(wsDir) ? { version: 1 as const, sources: {} } : readLedger(wsDir);
-  const ws = o.dryRun && !existsSync(wsDir) ? undefined : Workspace.open(wsDir);
+  const ws = await openOrNone(spec, o.dryRun);
+  let ledger: Ledger;
+  try {
+    ledger = ws ? await ws.ledger.read() : { version: 1, sources: {} };
+  } catch (err) {
+    await ws?.close();
+    throw err;
+  }
   const counts = { imported: 0, extended: 0, unchanged: 0, failed: 0 };
   const all: HistoryReport[] = [];
   const warnings = new Map<string, number>();
@@ -336,9 +424,10 @@ async function importFolder(
         const known = ledger.sources[s.file];
         const agent = known?.agent ?? o.agent;
         const there =
-          known !== undefined && ws?.conversation(known.conversation)?.agents.includes(agent) === true;
-        if (there) s.conversation = known.conversation;
-        if (there && sameFiles(known, files)) {
+          known !== undefined &&
+          (await ws?.conversation(known.conversation))?.agents.includes(agent) === true;
+        if (there) s.conversation = known!.conversation;
+        if (there && sameFiles(known!, files)) {
           counts.unchanged++;
           progress(i, s, 'unchanged (same content as imported)');
           continue;
@@ -368,10 +457,10 @@ async function importFolder(
           // Every history of the session is compared before any is written: a rewritten subagent
           // log leaves the main history unchanged too.
           const before = missingBackups;
-          reports = writeImport(ws, s.conversation, result, { ...options, dryRun: true });
+          reports = await writeImport(ws, s.conversation, result, { ...options, dryRun: true });
           if (!o.dryRun && !reports.some((r) => r.outcome === 'rewritten')) {
             missingBackups = before;
-            reports = writeImport(ws, s.conversation, result, options);
+            reports = await writeImport(ws, s.conversation, result, options);
           }
         }
         const rewritten = reports.filter((r) => r.outcome === 'rewritten');
@@ -396,14 +485,12 @@ async function importFolder(
           s,
           `${o.dryRun ? `would be ${outcome}` : outcome} as ${s.conversation}: ${t.items} items, ${reports.length - 1} subagents, ${t.branches} branches, ${t.checkpoints} checkpoints`,
         );
-        if (!o.dryRun) {
-          ledger.sources[s.file] = {
+        if (!o.dryRun)
+          await ws!.ledger.record(s.file, {
             conversation: s.conversation,
             ...(agent !== 'main' ? { agent } : {}),
             files,
-          };
-          writeLedger(wsDir, ledger);
-        }
+          });
       } catch (error) {
         counts.failed++;
         const message = (error as Error).message.split('\n')[0]!;
@@ -412,13 +499,13 @@ async function importFolder(
       }
     }
   } finally {
-    ws?.close();
+    await ws?.close();
     if (open) io.stderr.write('\n');
   }
   const t = totals(all);
   const out = io.stdout;
   out.write(
-    `${o.dryRun ? 'dry run: ' : ''}${sessions.length} sessions in ${root} -> workspace ${shown}: ` +
+    `${o.dryRun ? 'dry run: ' : ''}${sessions.length} sessions in ${root} -> ${spec.kind === 'folder' ? 'workspace' : 'store'} ${spec.shown}: ` +
       `${counts.imported} imported, ${counts.extended} extended, ${counts.unchanged} unchanged, ${counts.failed} failed\n`,
   );
   out.write(

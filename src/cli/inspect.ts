@@ -1,12 +1,11 @@
 /** `glyphfold inspect`: the local web page over a workspace (src/inspector, docs/inspector.md). */
-import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { requireWorkspace } from './args.js';
 import { UsageError, type Command } from './command.js';
+import { openStore, requireStore, STORE_OPTIONS, STORE_USAGE } from './store.js';
 
-const usage = `usage: glyphfold inspect --workspace DIR [--port N] [--host H] [--read-only]
+const usage = `usage: glyphfold inspect (--workspace DIR | --store URL) [--port N] [--host H] [--read-only]
 
-Serves the inspector, a local web page over the workspace: conversations, the session tree with
+Serves the inspector, a local web page over the store (a folder or a database; it must exist): conversations, the session tree with
 branch / fork / checkpoint / rewind, export of any branch, screen vs wire with the token breakdown,
 and a compaction preview with each snapshot page beside its text. Runs until SIGINT or SIGTERM.
 
@@ -15,32 +14,37 @@ and a compaction preview with each snapshot page beside its text. Runs until SIG
                 token; without it the page answers 401
   --read-only   refuse every change (branch, fork, checkpoint, rewind answer 403)
 
-Prints "inspector on http://HOST:PORT/" on stdout once ready.
+Prints "inspector on http://HOST:PORT/" on stdout once ready. Over a database, changes made by other
+hosts show once the conversation list is reloaded.
+
+${STORE_USAGE}
 `;
 
 export const inspectCommand: Command = {
   name: 'inspect',
-  summary: 'serve the inspector: a local web page over a workspace (tree, fork, export, views)',
+  summary: 'serve the inspector: a local web page over a store (tree, fork, export, views)',
   usage,
   async run(argv, io) {
     const { values, positionals } = parseArgs({
       args: argv,
       allowPositionals: true,
       options: {
-        workspace: { type: 'string' },
+        ...STORE_OPTIONS,
         port: { type: 'string', default: '8790' },
         host: { type: 'string', default: '127.0.0.1' },
         'read-only': { type: 'boolean', default: false },
       },
     });
     if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`);
-    const dir = requireWorkspace(values.workspace);
+    const spec = requireStore(values, io);
     if (!/^\d+$/.test(values.port) || Number(values.port) > 65535)
       throw new UsageError(`--port expected an integer 0-65535, found '${values.port}'`);
     // Loaded here, not at the top: no other command pays for the inspector.
     const { startInspector } = await import('../inspector/index.js');
+    // Inspecting must not create a store where there is none (a mistyped path or database).
+    const store = await openStore(spec, { readOnly: values['read-only'], mustExist: true });
     const running = await startInspector({
-      workspace: resolve(io.cwd, dir),
+      store,
       port: Number(values.port),
       host: values.host,
       readOnly: values['read-only'],

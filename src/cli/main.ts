@@ -3,6 +3,7 @@ import { readFileSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { UsageError, type CliIO } from './command.js';
 import { COMMANDS } from './commands.js';
+import { scrubSecrets } from './store.js';
 
 function help(io: CliIO): void {
   const width = Math.max(...COMMANDS.map((c) => c.name.length), 4);
@@ -68,10 +69,13 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
     return await command.run(rest, io);
   } catch (err) {
     if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      io.stderr.write(`glyphfold ${name}: ${(err as Error).message}\n\n${command.usage.trimEnd()}\n`);
+      io.stderr.write(
+        `glyphfold ${name}: ${scrubSecrets((err as Error).message)}\n\n${command.usage.trimEnd()}\n`,
+      );
       return 2;
     }
-    io.stderr.write(`glyphfold ${name}: ${err instanceof Error ? err.message : String(err)}\n`);
+    // A password given in a store URL never reaches the terminal, whatever error carried it.
+    io.stderr.write(`glyphfold ${name}: ${scrubSecrets(err instanceof Error ? err.message : String(err))}\n`);
     return 1;
   }
 }
@@ -112,7 +116,7 @@ if (isEntryPoint()) {
       process.exitCode = code;
     },
     (err: unknown) => {
-      process.stderr.write(`glyphfold: ${String(err)}\n`);
+      process.stderr.write(`glyphfold: ${scrubSecrets(String(err))}\n`);
       process.exitCode = 1;
     },
   );

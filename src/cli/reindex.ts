@@ -1,10 +1,9 @@
-import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ReindexLossError, Workspace } from '../store/workspace.js';
 import { UsageError, type Command } from './command.js';
-import { requireWorkspace } from './args.js';
+import { requireStore, STORE_OPTIONS } from './store.js';
 
-const usage = `usage: glyphfold reindex --workspace DIR [--accept-loss]
+const usage = `usage: glyphfold reindex (--workspace DIR | --store file:DIR) [--accept-loss]
 
 Rebuilds the workspace database (conversations, agents, tips, checkpoints, fork lineage) from the
 JSONL logs, which are the source of truth and are not modified. Prints what each damaged log holds,
@@ -15,6 +14,8 @@ loss: reindex lists every one, changes nothing and exits 1, unless --accept-loss
 unreadable database is moved aside to workspace.db.corrupt-<time> and rebuilt.
 
   --accept-loss   rebuild even though committed turns are missing from the logs listed
+
+A PostgreSQL store has nothing to reindex: its tables are the record itself.
 `;
 
 export const reindexCommand: Command = {
@@ -25,11 +26,15 @@ export const reindexCommand: Command = {
     const { values, positionals } = parseArgs({
       args: argv,
       allowPositionals: true,
-      options: { workspace: { type: 'string' }, 'accept-loss': { type: 'boolean', default: false } },
+      options: { ...STORE_OPTIONS, 'accept-loss': { type: 'boolean', default: false } },
     });
     if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}`);
-    const dir = requireWorkspace(values.workspace);
-    const ws = Workspace.open(resolve(io.cwd, dir));
+    const spec = requireStore(values, io);
+    if (spec.kind !== 'folder')
+      throw new UsageError(
+        `reindex rebuilds a folder workspace's database from its logs; ${spec.shown} is a PostgreSQL store, whose tables are the record itself (nothing to rebuild)`,
+      );
+    const ws = Workspace.open(spec.dir);
     try {
       let r;
       try {

@@ -1,9 +1,9 @@
 /** `glyphfold serve`: the serverless handler under Node's HTTP server. */
-import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { serve } from '../adapters/node.js';
 import { createHandler, DEFAULT_LIMITS, type Limits } from '../serverless/index.js';
 import { UsageError, type Command } from './command.js';
+import { openStore, storeSpec, STORE_OPTIONS } from './store.js';
 
 function positiveInt(name: string, raw: string | undefined, fallback: number, min = 1): number {
   if (raw === undefined) return fallback;
@@ -17,7 +17,7 @@ export const serveCommand: Command = {
   name: 'serve',
   summary: 'run the snapshot-rendering HTTP endpoint (POST /v1/render, GET /v1/health)',
   usage: `usage: glyphfold serve [--port N] [--host H] [--max-body BYTES] [--max-text CHARS]
-                       [--max-pages N] [--allow-guess] [--workspace DIR]
+                       [--max-pages N] [--allow-guess] [--workspace DIR | --store URL]
 
 Serves the glyphfold/serverless handler with Node's HTTP server until SIGINT or SIGTERM.
 
@@ -28,6 +28,7 @@ Serves the glyphfold/serverless handler with Node's HTTP server until SIGINT or 
   --max-pages N      most pages one request may render (default ${DEFAULT_LIMITS.maxPages})
   --allow-guess      render for unknown model ids with the guessed profile instead of answering 422
   --workspace DIR    also serve the inspector over DIR at / (as 'glyphfold inspect'; docs/inspector.md)
+  --store URL        the same over a store named by URL (postgres://USER@HOST:PORT/DB, file:DIR)
 
 Prints "listening on http://HOST:PORT" on stdout once ready. See docs/serverless.md.`,
   async run(argv, io) {
@@ -41,7 +42,7 @@ Prints "listening on http://HOST:PORT" on stdout once ready. See docs/serverless
         'max-text': { type: 'string' },
         'max-pages': { type: 'string' },
         'allow-guess': { type: 'boolean', default: false },
-        workspace: { type: 'string' },
+        ...STORE_OPTIONS,
       },
     });
     if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`);
@@ -54,11 +55,13 @@ Prints "listening on http://HOST:PORT" on stdout once ready. See docs/serverless
     };
     const handler = createHandler({ limits, allowGuess: values['allow-guess'] });
     let running: { url: string; close(): Promise<void> };
-    if (values.workspace !== undefined) {
+    // Only the options name a store here: without one, serve is the render endpoint alone.
+    const spec = storeSpec(values, io, { env: false });
+    if (spec !== undefined) {
       // The inspector beside the endpoint (docs/inspector.md); loaded only when asked for.
       const { startInspector } = await import('../inspector/index.js');
       const inspector = await startInspector({
-        workspace: resolve(io.cwd, values.workspace),
+        store: await openStore(spec, { readOnly: false, mustExist: true }),
         port,
         host: values.host ?? '127.0.0.1',
         v1: handler,

@@ -9,7 +9,6 @@ import { parseArgs } from 'node:util';
 import { RENDERER } from '../compaction/policy.js';
 import { rebuildRequest } from '../compaction/record.js';
 import { resolveProfile } from '../providers/index.js';
-import { Workspace } from '../store/workspace.js';
 import { estimateTokens } from '../tokens/index.js';
 import { IMPORT_FORMATS, importTranscript, type ImportFormat } from '../transcript/import/index.js';
 import type { Item } from '../transcript/items.js';
@@ -22,6 +21,7 @@ import {
   type WireRequest,
 } from '../views/index.js';
 import { UsageError, type CliIO, type Command } from './command.js';
+import { storeSpec, STORE_OPTIONS, withStore, type StoreSpec } from './store.js';
 
 /** The model a provider's view is built for when `--model` is not given. */
 export const DEFAULT_VIEW_MODELS: Readonly<Record<WireProvider, string>> = {
@@ -32,7 +32,7 @@ export const DEFAULT_VIEW_MODELS: Readonly<Record<WireProvider, string>> = {
 };
 
 const USAGE = `usage: glyphfold view FILE --provider PROVIDER [options]
-       glyphfold view --workspace DIR [CONVERSATION] --provider PROVIDER [options]
+       glyphfold view (--workspace DIR | --store URL) [CONVERSATION] --provider PROVIDER [options]
        glyphfold view FILE --screen
 
 Prints the exact request body a provider would get for the transcript, as JSON on stdout. Tool
@@ -51,68 +51,70 @@ calls and results are paired first; each repair is reported on stderr, with a to
   --screen            print what a person reads instead (bubbles, with hidden items counted)
   --workspace DIR     read CONVERSATION (default: the most recent) from a glyphfold workspace;
                       its compaction records are replayed, so this is the request /context counts
+  --store URL         the same from a store named by URL: postgres://USER@HOST:PORT/DB
+                      (?schema=NAME), file:DIR or a path (GLYPHFOLD_STORE is not read here: without
+                      --workspace or --store the argument is a FILE)
   --agent NAME        the agent whose history to view (default: main)
 `;
 
 /**
- * The active path (root → tip) of one agent of a workspace conversation (the most recent one by
- * default), with the system prompt its history was created with.
+ * The active path (root → tip) of one agent of a conversation (the most recent one by default) in the
+ * store `spec` names, with the system prompt its history was created with. Opens the store read-only.
  */
-export function loadWorkspacePath(
-  dir: string,
+export async function loadStorePath(
+  spec: StoreSpec,
   conversation: string | undefined,
   agent: string,
-): { items: Item[]; system?: string; conversation: string } {
+): Promise<{ items: Item[]; system?: string; conversation: string }> {
   // Reading must not create a workspace where there is none.
-  if (!existsSync(dir)) throw new Error(`--workspace: no such directory '${dir}'`);
-  const ws = Workspace.open(dir, { readOnly: true });
-  try {
+  if (spec.kind === 'folder' && !existsSync(spec.dir))
+    throw new Error(`--workspace: no such directory '${spec.dir}'`);
+  return withStore(spec, { readOnly: true }, async (store) => {
     let id = conversation;
     if (id === undefined) {
-      const infos = ws.conversations().map((c) => ws.conversation(c)!);
-      if (infos.length === 0) throw new Error(`--workspace: no conversations in '${dir}'`);
+      const infos = [];
+      for (const c of await store.conversations()) infos.push((await store.conversation(c))!);
+      if (infos.length === 0) throw new Error(`no conversations in '${store.shown}'`);
       // Most recent first; ties broken by id so the choice is stable.
       infos.sort((a, b) =>
         a.created === b.created ? (a.id < b.id ? 1 : -1) : a.created < b.created ? 1 : -1,
       );
       id = infos[0]!.id;
     }
-    const info = ws.conversation(id);
+    const info = await store.conversation(id);
     if (!info)
       throw new Error(
-        `no conversation '${id}' in '${dir}'; it has: ${ws.conversations().join(', ') || 'none'}`,
+        `no conversation '${id}' in '${store.shown}'; it has: ${(await store.conversations()).join(', ') || 'none'}`,
       );
     if (!info.agents.includes(agent))
       throw new Error(`conversation '${id}' has no agent '${agent}'; it has: ${info.agents.join(', ')}`);
-    const h = ws.history(id, agent, { readOnly: true });
-    const system = h.system;
-    return { items: h.path(), conversation: id, ...(system !== undefined ? { system } : {}) };
-  } finally {
-    ws.close();
-  }
+    const h = await store.read(id, agent);
+    try {
+      const system = h.system;
+      return { items: h.path(), conversation: id, ...(system !== undefined ? { system } : {}) };
+    } finally {
+      await h.close();
+    }
+  });
 }
 
 async function loadPath(
   positionals: string[],
-  options: { workspace?: string; agent: string; format?: string },
+  options: { store?: StoreSpec; agent: string; format?: string },
   io: CliIO,
 ): Promise<{ items: Item[]; system?: string }> {
-  if (options.workspace !== undefined) {
+  if (options.store !== undefined) {
     if (positionals.length > 1)
       throw new UsageError(
         `expected at most one CONVERSATION, found ${positionals.length}: ${positionals.join(' ')}`,
       );
-    const { items, system } = loadWorkspacePath(
-      resolve(io.cwd, options.workspace),
-      positionals[0],
-      options.agent,
-    );
+    const { items, system } = await loadStorePath(options.store, positionals[0], options.agent);
     return { items, ...(system !== undefined ? { system } : {}) };
   }
   if (positionals.length !== 1)
     throw new UsageError(
       positionals.length === 0
-        ? 'expected a transcript FILE or --workspace DIR'
+        ? 'expected a transcript FILE, or --workspace DIR / --store URL'
         : `expected one FILE, found ${positionals.length} arguments: ${positionals.join(' ')}`,
     );
   const format = options.format;
@@ -156,15 +158,17 @@ async function run(argv: string[], io: CliIO): Promise<number> {
       'system-file': { type: 'string' },
       format: { type: 'string' },
       screen: { type: 'boolean' },
-      workspace: { type: 'string' },
+      ...STORE_OPTIONS,
       agent: { type: 'string', default: 'main' },
     },
   });
+  // Only the options name a store here: without them the argument is a transcript FILE.
+  const store = storeSpec(values, io, { env: false });
   const loaded = await loadPath(
     positionals,
     {
       agent: values.agent,
-      ...(values.workspace !== undefined ? { workspace: values.workspace } : {}),
+      ...(store !== undefined ? { store } : {}),
       ...(values.format !== undefined ? { format: values.format } : {}),
     },
     io,
@@ -192,7 +196,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     values,
     loaded.system,
     io,
-    values.workspace !== undefined ? 'history' : 'transcript',
+    store !== undefined ? 'history' : 'transcript',
   );
   if (system !== undefined) request.system = system;
 

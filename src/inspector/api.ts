@@ -1,6 +1,8 @@
 /**
- * The inspector's JSON API over one workspace: a Fetch-API handler (`(Request) => Promise<Response>`)
- * that the Node adapter serves. Reads open histories read-only (cached until their log changes);
+ * The inspector's JSON API over one store (a folder workspace, or PostgreSQL through `StoreHandle`): a
+ * Fetch-API handler (`(Request) => Promise<Response>`) that the Node adapter serves. Reads open
+ * histories read-only, cached until their log changes (a folder: its size and mtime; a database, which
+ * cannot tell without reading: until the inspector writes it or the conversation list is reloaded);
  * every write opens the history for writing exactly as the CLI and the slash commands do, so it takes
  * the same writer lock and meets the same errors (`HistoryLockedError` → 409).
  *
@@ -10,15 +12,17 @@
  * refuses every mutation with 403.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { prepareRequest } from '../compaction/policy.js';
 import { resolveProfile } from '../providers/index.js';
 import { decode, layoutRows, parseVariant, variantCell } from '../render/index.js';
+import { folderHandle, type StoreHandle } from '../store/handle.js';
 import { Workspace } from '../store/workspace.js';
 import { validateId } from '../store/ids.js';
 import { estimateTokens } from '../tokens/index.js';
-import { HistoryLockedError } from '../tree/backend.js';
+import { HistoryLockedError, type Awaitable } from '../tree/backend.js';
+import type { Lineage } from '../transcript/log.js';
 import { extractiveDigest } from '../tree/digest.js';
 import type { AgentHistory } from '../tree/history.js';
 import type { Item } from '../transcript/items.js';
@@ -40,8 +44,10 @@ export class ApiError extends Error {
 }
 
 export interface InspectorOptions {
-  /** The workspace directory; it must exist. */
-  workspace: string;
+  /** The workspace directory; it must exist. Or give `store`. */
+  workspace?: string;
+  /** A store opened by the caller (`glyphfold inspect --store`); `close()` closes it. */
+  store?: StoreHandle;
   readOnly?: boolean;
   /**
    * Host headers (name and port) the server answers to, e.g. `127.0.0.1:8790`, `localhost:8790`; read
@@ -126,129 +132,152 @@ function stringField(b: Record<string, unknown>, name: string, optional = false)
   return v;
 }
 
+interface ConversationRow {
+  id: string;
+  created: string;
+  agents: { agent: string; items: number; turn: number; tip: string | null }[];
+  forkedFrom: Lineage | null;
+  forks: string[];
+  lastActivity: string;
+}
+
 interface Cached {
-  size: number;
-  mtimeMs: number;
-  history: AgentHistory;
+  /** `StoreHandle.stamp` when opened (`undefined`: the store cannot tell; kept until dropped). */
+  stamp: string | undefined;
+  history: AgentHistory<boolean>;
   rows?: TreeRow[];
 }
 
-/** Creates the handler. `close()` releases the workspace database. */
+/** Creates the handler. `close()` closes the store (the workspace database, or the connections). */
 export function createInspector(options: InspectorOptions): {
   handler: (request: Request) => Promise<Response>;
   csrfToken: string;
-  close: () => void;
+  close: () => Promise<void>;
 } {
-  // Inspecting must not create a workspace where there is none (a mistyped path).
-  if (!existsSync(join(options.workspace, 'logs')) && !existsSync(join(options.workspace, 'workspace.db')))
-    throw new Error(
-      `--workspace: no glyphfold workspace in '${options.workspace}' (expected ${join(options.workspace, 'logs')})`,
-    );
-  // Writes go through the same Workspace API the CLI uses (writer locks, index upkeep); reads open
-  // histories read-only through it, so a fork is listed as soon as it is written.
-  const ws = Workspace.open(options.workspace, { readOnly: options.readOnly ?? false });
-  const writer = options.readOnly ? undefined : ws;
+  let store: StoreHandle;
+  if (options.store !== undefined) store = options.store;
+  else if (options.workspace !== undefined) {
+    const dir = options.workspace;
+    // Inspecting must not create a workspace where there is none (a mistyped path).
+    if (!existsSync(join(dir, 'logs')) && !existsSync(join(dir, 'workspace.db')))
+      throw new Error(`--workspace: no glyphfold workspace in '${dir}' (expected ${join(dir, 'logs')})`);
+    // Writes go through the same Workspace API the CLI uses (writer locks, index upkeep); reads open
+    // histories read-only through it, so a fork is listed as soon as it is written.
+    store = folderHandle(Workspace.open(dir, { readOnly: options.readOnly ?? false }), dir);
+  } else throw new TypeError('createInspector: expected { workspace } or { store }');
+  const readOnly = (options.readOnly ?? false) || store.readOnly;
   const csrfToken = options.csrfToken ?? randomBytes(24).toString('hex');
   const cache = new Map<string, Cached>();
 
-  const conversationOf = (id: string) => {
+  const drop = async (key: string): Promise<void> => {
+    const hit = cache.get(key);
+    cache.delete(key);
+    await hit?.history.close();
+  };
+
+  const conversationOf = async (id: string) => {
     try {
       validateId('conversation', id);
     } catch (err) {
       throw new ApiError(400, (err as Error).message);
     }
-    const info = ws.conversation(id);
-    if (!info) throw new ApiError(404, `no conversation ${id} in ${options.workspace}`);
+    const info = await store.conversation(id);
+    if (!info) throw new ApiError(404, `no conversation ${id} in ${store.shown}`);
     return info;
   };
 
   /** The read-only history, reopened when its log changed (another writer, or ours). */
-  const read = (conversation: string, agent: string): Cached => {
-    const info = conversationOf(conversation);
+  const read = async (conversation: string, agent: string): Promise<Cached> => {
+    const info = await conversationOf(conversation);
     if (!info.agents.includes(agent))
       throw new ApiError(
         404,
         `conversation ${conversation} has no agent '${agent}'; it has: ${info.agents.join(', ')}`,
       );
-    const st = statSync(ws.logPath(conversation, agent));
+    const stamp = store.stamp(conversation, agent);
     const key = `${conversation}/${agent}`;
     const hit = cache.get(key);
-    if (hit && hit.size === st.size && hit.mtimeMs === st.mtimeMs) return hit;
-    const fresh: Cached = {
-      size: st.size,
-      mtimeMs: st.mtimeMs,
-      history: ws.history(conversation, agent, { readOnly: true }),
-    };
+    if (hit && hit.stamp === stamp) return hit;
+    const fresh: Cached = { stamp, history: await store.read(conversation, agent) };
+    if (cache.get(key) !== hit) {
+      // Another request opened it meanwhile: keep theirs.
+      await fresh.history.close();
+      return cache.get(key)!;
+    }
     cache.set(key, fresh);
+    await hit?.history.close();
     return fresh;
   };
 
-  const write = <T>(conversation: string, agent: string, op: (h: AgentHistory) => T): T => {
-    if (!writer)
+  const write = async <T>(
+    conversation: string,
+    agent: string,
+    op: (h: AgentHistory<boolean>) => Awaitable<T>,
+  ): Promise<T> => {
+    if (readOnly)
       throw new ApiError(403, 'the inspector was started with --read-only: no changes are written');
-    read(conversation, agent); // 404 for an unknown conversation or agent, before a lock or a file
-    const h = writer.history(conversation, agent);
+    await read(conversation, agent); // 404 for an unknown conversation or agent, before a lock or a file
+    const h = await store.write(conversation, agent);
     try {
-      return op(h);
+      return await op(h);
     } finally {
-      h.close();
-      cache.delete(`${conversation}/${agent}`);
+      await h.close();
+      await drop(`${conversation}/${agent}`);
     }
   };
 
-  const forksByItem = (conversation: string, agent: string): Map<string, string[]> => {
+  const forksByItem = async (conversation: string, agent: string): Promise<Map<string, string[]>> => {
     const out = new Map<string, string[]>();
-    for (const f of ws.forksOf(conversation)) {
-      const from = ws.conversation(f)?.forkedFrom;
+    for (const f of await store.forksOf(conversation)) {
+      const from = (await store.conversation(f))?.forkedFrom;
       if (!from || from.agent !== agent || from.tip === null) continue;
       out.set(from.tip, [...(out.get(from.tip) ?? []), f]);
     }
     return out;
   };
 
-  const pathAt = (h: AgentHistory, at: string | null): Item[] => {
+  const pathAt = (h: AgentHistory<boolean>, at: string | null): Item[] => {
     if (at === null || at === '') return h.path();
     if (!h.get(at))
       throw new ApiError(404, `no item ${at} in conversation ${h.conversation} agent ${h.agent}`);
     return h.pathTo(at);
   };
 
-  function conversations(url: URL) {
+  async function conversations(url: URL) {
     const q = (url.searchParams.get('q') ?? '').toLowerCase();
     const offset = intParam(url, 'offset', 0, 1e9);
     const limit = intParam(url, 'limit', 200, PAGE_LIMIT);
-    const rows = ws.conversations().map((id) => {
-      const info = ws.conversation(id)!;
+    // A store that cannot stamp its histories (PostgreSQL) shows other hosts' changes from here on.
+    for (const [key, hit] of [...cache]) if (hit.stamp === undefined) await drop(key);
+    const rows: ConversationRow[] = [];
+    for (const id of await store.conversations()) {
+      const info = await store.conversation(id);
+      if (!info) continue; // gone since listed
       let last = 0;
-      const agents = info.agents.map((agent) => {
-        const row = ws.historyRow(id, agent);
-        let mtime = 0;
-        try {
-          mtime = statSync(ws.logPath(id, agent)).mtimeMs;
-        } catch {
-          // a log gone since indexing: listed with what the index knows
-        }
-        last = Math.max(last, mtime);
-        return { agent, items: row?.items ?? 0, turn: row?.turn ?? 0, tip: row?.tip ?? null };
-      });
-      return {
+      const agents: ConversationRow['agents'] = [];
+      for (const agent of info.agents) {
+        const row = await store.summary(id, agent);
+        last = Math.max(last, row?.lastActivity ?? 0);
+        agents.push({ agent, items: row?.items ?? 0, turn: row?.turn ?? 0, tip: row?.tip ?? null });
+      }
+      rows.push({
         id,
         created: info.created,
         agents,
         forkedFrom: info.forkedFrom ?? null,
-        forks: ws.forksOf(id),
+        forks: await store.forksOf(id),
         lastActivity: new Date(last || Date.parse(info.created)).toISOString(),
-      };
-    });
+      });
+    }
     // Text search reads the items (ids and agents match without opening a log).
-    const match = (r: (typeof rows)[number]): { hits: number; first?: string } => {
+    const match = async (r: ConversationRow): Promise<{ hits: number; first?: string }> => {
       if (q === '') return { hits: 0 };
       if (r.id.toLowerCase().includes(q) || r.agents.some((a) => a.agent.toLowerCase().includes(q)))
         return { hits: 1 };
       let hits = 0;
       let first: string | undefined;
       for (const a of r.agents)
-        for (const item of read(r.id, a.agent).history.items()) {
+        for (const item of (await read(r.id, a.agent)).history.items()) {
           if (item.kind === 'image' || item.kind === 'compaction') continue;
           if (itemText(item).toLowerCase().includes(q)) {
             hits++;
@@ -257,8 +286,9 @@ export function createInspector(options: InspectorOptions): {
         }
       return { hits, ...(first ? { first } : {}) };
     };
-    const found = rows
-      .map((r) => ({ ...r, match: match(r) }))
+    const matched = [];
+    for (const r of rows) matched.push({ ...r, match: await match(r) });
+    const found = matched
       .filter((r) => q === '' || r.match.hits > 0)
       .sort((a, b) => (a.lastActivity < b.lastActivity ? 1 : a.lastActivity > b.lastActivity ? -1 : 0));
     return { total: found.length, offset, conversations: found.slice(offset, offset + limit) };
@@ -270,13 +300,13 @@ export function createInspector(options: InspectorOptions): {
     const method = request.method;
     if (parts[1] === 'info' && parts.length === 2)
       return json({
-        workspace: options.workspace,
-        readOnly: options.readOnly ?? false,
+        workspace: store.shown,
+        readOnly,
         providers: WIRE_PROVIDERS,
         formats: EXPORT_FORMATS,
         models: DEFAULT_MODELS,
       });
-    if (parts[1] === 'conversations' && parts.length === 2) return json(conversations(url));
+    if (parts[1] === 'conversations' && parts.length === 2) return json(await conversations(url));
     if (parts[1] !== 'c' || parts.length < 5)
       throw new ApiError(404, `no API route ${method} ${url.pathname}`);
     const [, , conversation, agent, action, arg] = parts as [string, string, string, string, string, string?];
@@ -290,30 +320,35 @@ export function createInspector(options: InspectorOptions): {
       switch (action) {
         case 'branch': {
           const at = b.at === null ? null : stringField(b, 'at')!;
-          return json(write(conversation, agent, (h) => (h.branch(at), { tip: h.tip })));
+          return json(
+            await write(conversation, agent, async (h) => {
+              await h.branch(at);
+              return { tip: h.tip };
+            }),
+          );
         }
         case 'fork': {
           const at = stringField(b, 'at', true);
-          const f = write(conversation, agent, (h) => {
-            const fork = h.fork(at === undefined ? {} : { at });
+          const f = await write(conversation, agent, async (h) => {
+            const fork = await h.fork(at === undefined ? {} : { at });
             const out = {
               conversation: fork.conversation,
               agent: fork.agent,
               tip: fork.tip,
               items: fork.items().length,
             };
-            fork.close();
+            await fork.close();
             return out;
           });
           return json(f);
         }
         case 'checkpoint': {
           const label = stringField(b, 'label')!;
-          return json(write(conversation, agent, (h) => h.checkpoint(label)));
+          return json(await write(conversation, agent, (h) => h.checkpoint(label)));
         }
         case 'rewind': {
           const label = stringField(b, 'label')!;
-          const r = write(conversation, agent, (h) => h.rewind(label));
+          const r = await write(conversation, agent, (h) => h.rewind(label));
           return json({
             tip: r.tip,
             checkpoint: r.checkpoint,
@@ -322,14 +357,14 @@ export function createInspector(options: InspectorOptions): {
           });
         }
         case 'compact-preview':
-          return json(await compactPreview(read(conversation, agent).history, b));
+          return json(await compactPreview((await read(conversation, agent)).history, b));
         default:
           throw new ApiError(404, `no API route POST ${url.pathname}`);
       }
     }
     if (method !== 'GET' && method !== 'HEAD')
       throw new ApiError(405, `method ${method} not allowed on ${url.pathname}`);
-    const cached = read(conversation, agent);
+    const cached = await read(conversation, agent);
     const h = cached.history;
     switch (action) {
       case 'tree': {
@@ -338,7 +373,7 @@ export function createInspector(options: InspectorOptions): {
           h.tip,
           h.path(),
           h.checkpoints(),
-          forksByItem(conversation, agent),
+          await forksByItem(conversation, agent),
         );
         const offset = intParam(url, 'offset', 0, 1e9);
         const limit = intParam(url, 'limit', 500, PAGE_LIMIT);
@@ -453,7 +488,7 @@ export function createInspector(options: InspectorOptions): {
     }
   }
 
-  async function compactPreview(h: AgentHistory, b: Record<string, unknown>) {
+  async function compactPreview(h: AgentHistory<boolean>, b: Record<string, unknown>) {
     const model = stringField(b, 'model')!;
     const at = b.at === undefined || b.at === null ? null : stringField(b, 'at')!;
     let window: number | undefined;
@@ -576,9 +611,9 @@ export function createInspector(options: InspectorOptions): {
   return {
     handler,
     csrfToken,
-    close: () => {
-      cache.clear();
-      ws.close();
+    close: async () => {
+      for (const key of [...cache.keys()]) await drop(key);
+      await store.close();
     },
   };
 }

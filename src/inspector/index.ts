@@ -5,13 +5,17 @@
  */
 import { randomBytes } from 'node:crypto';
 import { serve } from '../adapters/node.js';
+import type { StoreHandle } from '../store/handle.js';
 import { createInspector } from './api.js';
 
 export { createInspector, ApiError, CSP, DEFAULT_MODELS, type InspectorOptions } from './api.js';
 export { treeRows, preview, type TreeRow, type PathRow } from './model.js';
 
 export interface StartOptions {
-  workspace: string;
+  /** The workspace directory (or give `store`). */
+  workspace?: string;
+  /** A store opened by the caller; closed with the inspector. */
+  store?: StoreHandle;
   /** Default 8790; 0 picks a free port. */
   port?: number;
   /** Default 127.0.0.1. Any other address gets a random access token, printed in the URL. */
@@ -38,7 +42,8 @@ export async function startInspector(options: StartOptions): Promise<RunningInsp
   const hosts: string[] = [];
   const accessToken = loopback ? undefined : randomBytes(24).toString('hex');
   const inspector = createInspector({
-    workspace: options.workspace,
+    ...(options.store !== undefined ? { store: options.store } : {}),
+    ...(options.workspace !== undefined ? { workspace: options.workspace } : {}),
     hosts,
     ...(options.readOnly ? { readOnly: true } : {}),
     ...(accessToken ? { accessToken } : {}),
@@ -48,7 +53,7 @@ export async function startInspector(options: StartOptions): Promise<RunningInsp
   try {
     running = await serve(inspector.handler, { port: options.port ?? 8790, host });
   } catch (err) {
-    inspector.close();
+    await inspector.close();
     throw err;
   }
   const port = new URL(running.url).port;
@@ -59,7 +64,7 @@ export async function startInspector(options: StartOptions): Promise<RunningInsp
     csrfToken: inspector.csrfToken,
     close: async () => {
       await running.close();
-      inspector.close();
+      await inspector.close();
     },
   };
 }
