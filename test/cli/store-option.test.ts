@@ -6,6 +6,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import {
   appendFileSync,
+  copyFileSync,
   cpSync,
   existsSync,
   mkdirSync,
@@ -93,9 +94,15 @@ describe.skipIf(typeof cluster === 'string')('glyphfold … --store postgres://'
     const imported = ok(run('import', file, '--store', url, '--conversation', 'cc'));
     expect(imported.out).toMatch(/^imported \d+ items \(claude-code\) into conversation cc agent main/);
     ok(run('import', file, '--workspace', 'ws-tree', '--conversation', 'cc'));
-    const again = run('import', file, '--store', url, '--conversation', 'cc');
-    expect(again.code).toBe(1);
-    expect(again.err).toMatch(/already exists in postgres:\/\//);
+    // The database's ledger (cli_imports) knows the file: the same import again writes nothing.
+    const again = ok(run('import', file, '--store', url, '--conversation', 'cc'));
+    expect(again.out).toMatch(/^unchanged: .* conversation cc agent main; nothing written$/m);
+    // The same content from another path is another source, and its conversation id is taken.
+    const copy = join(dir, 'copy.jsonl');
+    copyFileSync(file, copy);
+    const clash = run('import', copy, '--store', url, '--conversation', 'cc');
+    expect(clash.code).toBe(1);
+    expect(clash.err).toMatch(/already exists in postgres:\/\//);
 
     const list = ok(run('tree', '--store', url));
     expect(list.out).toBe(ok(run('tree', '--workspace', 'ws-tree')).out);
