@@ -30,7 +30,7 @@ import {
   type LogIo,
 } from '../../src/store/logfile.js';
 import { encodeEntries, encodeHeader, parseLog, type LogHeader } from '../../src/transcript/log.js';
-import { fdPath, straceProblem, traceSelf, type Call } from './strace.js';
+import { fdPath, selfTraceProblem, traceSelf, type Call } from './strace.js';
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -412,7 +412,7 @@ describe('LogAppender', () => {
   });
 });
 
-const problem = straceProblem();
+const problem = await selfTraceProblem();
 if (problem) console.warn(`logfile trace skipped: ${problem}`);
 
 /** The calls on `paths` (by the path strace prints for a descriptor, or named in the arguments). */

@@ -93,3 +93,18 @@ export async function traceSelf<T>(fn: () => T): Promise<{ calls: Call[]; value:
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+/**
+ * Why strace cannot attach to this process, or `undefined` when it can: tracing a child may be allowed
+ * where attaching to a running process is not (Yama `ptrace_scope`, no `CAP_SYS_PTRACE`).
+ */
+export async function selfTraceProblem(): Promise<string | undefined> {
+  const problem = straceProblem();
+  if (problem) return problem;
+  try {
+    await traceSelf(() => undefined);
+    return undefined;
+  } catch (err) {
+    return `strace cannot attach to the test process: ${(err as Error).message}`;
+  }
+}
