@@ -1,7 +1,8 @@
 /**
  * The test set of mutation runs (stryker.config.mjs): the tests written against the core modules and
  * their immediate callers. Left out: tests whose code under test runs in another process (CLI, crash,
- * strace, bundle, cold start — Stryker cannot switch a mutant on there, so they could never kill one),
+ * the strace of a child in durability.test.ts, bundle, cold start — Stryker cannot switch a mutant on
+ * there, so they could never kill one; logfile.test.ts attaches strace to the test process instead),
  * and the broad property and pixel suites (render round trips, WASM, fonts, compaction invariants)
  * that reach these modules only in passing: with them a run over the core modules took hours on 2
  * cores, because every surviving mutant re-runs every test that reaches it.
@@ -38,6 +39,7 @@ export default defineConfig({
       'test/store/workspace-edges.test.ts',
       'test/adversarial/write-failure.test.ts',
       'test/adversarial/damage.test.ts',
+      'test/store/logfile.test.ts',
       'test/render/decode.test.ts',
       'test/render/png.test.ts',
       'test/render/inflate.test.ts',

@@ -13,48 +13,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildChildren } from './child-build.js';
+import { fdPath, parse, straceProblem, type Call } from './strace.js';
 
-function straceProblem(): string | undefined {
-  const r = spawnSync('strace', ['-f', '-o', '/dev/null', process.execPath, '-e', '0']);
-  if (r.error)
-    return `strace is not available (${(r.error as NodeJS.ErrnoException).code}); .ci/run installs it`;
-  if (r.status !== 0) return `strace cannot trace here: ${r.stderr.toString().trim().split('\n')[0]}`;
-  return undefined;
-}
 const problem = straceProblem();
 if (problem) console.warn(`durability trace skipped: ${problem}`);
-
-interface Call {
-  name: string;
-  args: string;
-  result: string;
-  line: number;
-}
-
-/** Parses `strace -f -y -s N` output: `pid name(args) = result`, with unfinished/resumed lines joined. */
-function parse(text: string): Call[] {
-  const calls: Call[] = [];
-  const pending = new Map<string, string>();
-  text.split('\n').forEach((raw, line) => {
-    const m = /^(\d+)\s+(.*)$/.exec(raw);
-    if (!m) return;
-    const [, pid, rest] = m as unknown as [string, string, string];
-    let body = rest;
-    const unfinished = /^(.*) <unfinished \.\.\.>$/.exec(body);
-    if (unfinished) {
-      pending.set(pid, unfinished[1]!);
-      return;
-    }
-    const resumed = /^<\.\.\. \w+ resumed>(.*)$/.exec(body);
-    if (resumed) body = (pending.get(pid) ?? '') + resumed[1]!;
-    const c = /^(\w+)\((.*)\)\s+=\s+(.*)$/.exec(body);
-    if (c) calls.push({ name: c[1]!, args: c[2]!, result: c[3]!, line });
-  });
-  return calls;
-}
-
-/** `fd<path>` as strace -y prints it: the path of the first argument. */
-const fdPath = (c: Call): string | undefined => /^\d+<([^>]*)>/.exec(c.args)?.[1];
 
 let build: ReturnType<typeof buildChildren>;
 let dir: string;
