@@ -170,9 +170,10 @@ const CHAT_HEAD = { id: 'chatcmpl-1', created: 1764500000, model: 'gpt-5.1', sys
 const CHAT_USAGE = { prompt_tokens: 81, completion_tokens: 27, total_tokens: 108 };
 
 /** The `ChatCompletion` `chat.completions.create` returns for these blocks. */
-export function chatCompletion(
-  blocks: readonly Block[],
-): Record<string, unknown> & { choices: Array<{ message: unknown }> } {
+export function chatCompletion(blocks: readonly Block[]): {
+  [key: string]: unknown;
+  choices: Array<{ index: number; message: unknown; finish_reason: string; logprobs: null }>;
+} {
   const { reasoning, content, tools } = chatParts(blocks);
   const message: Record<string, unknown> = {
     role: 'assistant',
@@ -408,9 +409,10 @@ const GEMINI_USAGE = {
 };
 
 /** The `GenerateContentResponse` `generateContent` returns for these blocks (no redacted blocks). */
-export function geminiResponse(
-  blocks: readonly Block[],
-): Record<string, unknown> & { candidates: unknown[] } {
+export function geminiResponse(blocks: readonly Block[]): {
+  [key: string]: unknown;
+  candidates: Array<{ content: { role: string; parts: unknown[] }; finishReason: string; index: number }>;
+} {
   return {
     candidates: [
       { content: { role: 'model', parts: blocks.map(geminiPart) }, finishReason: 'STOP', index: 0 },
