@@ -10,13 +10,16 @@
  * Each step lists its inputs (files or folders, walked) and its outputs; a step runs when an output is
  * missing or the newest input is newer than the oldest output. Steps run in order, so a font change
  * regenerates the atlases, which are inputs of the TypeScript step, which then runs too.
- * `--force` runs every step (what `prepack` does, through `npm run build`).
+ * `--force` runs every step (as `npm run build`, which `prepack` runs, does); `--time` prints what it
+ * cost; `--root DIR` works on another checkout.
  */
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
-const root = join(import.meta.dirname, '..');
+// `--root DIR`: another checkout of the same layout (the test runs it on a small fake one).
+const rootArg = process.argv.indexOf('--root');
+const root = rootArg >= 0 ? process.argv[rootArg + 1] : join(import.meta.dirname, '..');
 const started = process.hrtime.bigint();
 const cpu = process.cpuUsage();
 
