@@ -724,6 +724,11 @@ describe('events that do not fit are named: type, position, index', () => {
     expect(() =>
       pushAll(geminiStream(), [{ error: { code: 429, status: 'RESOURCE_EXHAUSTED', message: 'quota' } }]),
     ).toThrow(/event 0 \(chunk\) is the provider's error RESOURCE_EXHAUSTED: quota/);
+    // Usage totals alone after the end are taken; content is not.
+    const usage = geminiStream();
+    pushAll(usage, [...chunks, { usageMetadata: { totalTokenCount: 130 } }]);
+    expect(usage.reply()).toMatchObject({ usageMetadata: { totalTokenCount: 130 } });
+    expect(usage.items()).toEqual(geminiResponseItems(geminiResponse(GEMINI_BLOCKS)));
     const acc = geminiStream();
     pushAll(acc, chunks.slice(0, -1));
     expect(() => acc.items()).toThrow(

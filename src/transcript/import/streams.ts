@@ -774,6 +774,16 @@ class GeminiFold extends Fold<GeminiStreamChunk, GeminiStreamResponse> {
     return 'chunk';
   }
 
+  // After every candidate finished, a chunk with no candidates (usage totals alone) is still taken.
+  override push(chunk: GeminiStreamChunk): void {
+    if (this.done && isRecord(chunk) && chunk.candidates === undefined && !isRecord(chunk.error)) {
+      this.events++;
+      Object.assign(this.rest, clone(chunk));
+      return;
+    }
+    super.push(chunk);
+  }
+
   protected fold(chunk: GeminiStreamChunk, at: number, type: string): void {
     const c = chunk as unknown as Record<string, unknown>;
     if (isRecord(c.error))
