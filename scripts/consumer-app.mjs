@@ -1,8 +1,9 @@
 /**
  * `node scripts/consumer-app.mjs` (CI, after the build): the package as a new user gets it.
  *
- * Packs the tarball (running `prepack`, the build), installs it into a fresh app in a temp folder with production dependencies only
- * (plus the Anthropic and OpenAI SDKs, the optional peers the snippets use), then:
+ * Packs the tarball (running `prepack`, the build), installs it into a fresh app in a temp folder with
+ * production dependencies only (plus the Anthropic and OpenAI SDKs, the optional peers the snippets
+ * use), then:
  * - compiles every ```ts snippet of README.md as written, each as its own module, under `tsc --strict`
  *   with `skipLibCheck: false` (NodeNext resolution), with a prelude (PRELUDE below) declaring the
  *   harness names the snippets use without defining (an open history, the SDK client, …);
