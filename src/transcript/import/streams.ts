@@ -3,7 +3,7 @@
  *
  *   const acc = anthropicStream();
  *   for await (const event of await client.messages.create({ ...body, stream: true })) acc.push(event);
- *   history.append(...acc.items());
+ *   for (const item of acc.items()) history.append(item);
  *
  * Each folds the events into the reply the non-streaming API returns (a `Message`, a `ChatCompletion`,
  * a Responses `Response`, a `GenerateContentResponse`) and hands it to the non-streaming helper of
