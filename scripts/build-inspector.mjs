@@ -1,7 +1,7 @@
 /**
  * Bundles the inspector's page (src/inspector/ui, Preact) into dist/inspector/ui/app.js and app.css.
- * Run by `npm run build:ts` (so by `prepare` on a fresh clone): the assets ship inside the package and
- * the page loads nothing from any other host.
+ * Run by `npm run build:ts` (so by `prepack`, and by `scripts/ensure-build.mjs` on a clone): the assets
+ * ship inside the package and the page loads nothing from any other host.
  */
 import { build } from 'esbuild';
 import { copyFileSync, mkdirSync, statSync } from 'node:fs';

@@ -1,8 +1,9 @@
 /**
  * `node scripts/consumer-app.mjs` (CI, after the build): the package as a new user gets it.
  *
- * Packs the tarball, installs it into a fresh app in a temp folder with production dependencies only
- * (plus the Anthropic and OpenAI SDKs, the optional peers the snippets use), then:
+ * Packs the tarball (running `prepack`, the build), installs it into a fresh app in a temp folder with
+ * production dependencies only (plus the Anthropic and OpenAI SDKs, the optional peers the snippets
+ * use), then:
  * - compiles every ```ts snippet of README.md as written, each as its own module, under `tsc --strict`
  *   with `skipLibCheck: false` (NodeNext resolution), with a prelude (PRELUDE below) declaring the
  *   harness names the snippets use without defining (an open history, the SDK client, …);
@@ -55,10 +56,10 @@ try {
 }
 
 function install() {
-  // 1. The tarball, as `npm publish` would make it (dist/ is already built).
-  const packed = JSON.parse(
-    run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], repo),
-  );
+  // 1. The tarball, as `npm publish` would make it: `prepack` builds it (fonts, WASM, dist/) first, and
+  // its output comes before the JSON on stdout.
+  const out = run('npm', ['pack', '--json', '--pack-destination', work], repo);
+  const packed = JSON.parse(out.slice(Math.max(0, out.search(/^\[$(?![\s\S]*^\[$)/m))));
   const { filename, size, unpackedSize, entryCount, files } = packed[0];
   console.log(
     `tarball ${filename}: ${(size / 1024).toFixed(0)} KiB packed, ${(unpackedSize / 1024).toFixed(0)} KiB unpacked, ${entryCount} files`,

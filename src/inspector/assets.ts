@@ -1,5 +1,5 @@
 /**
- * The page and its bundled assets. `npm run build` (through `prepare`) bundles `src/inspector/ui/`
+ * The page and its bundled assets. `npm run build` (through `prepack`) bundles `src/inspector/ui/`
  * with esbuild into `dist/inspector/ui/` (app.js, app.css): no CDN, nothing fetched at run time.
  */
 import { existsSync, readFileSync } from 'node:fs';

@@ -177,3 +177,20 @@ export {
   openaiResponsesItems,
   geminiResponseItems,
 } from './responses.js';
+export {
+  anthropicStream,
+  openaiChatStream,
+  openaiResponsesStream,
+  geminiStream,
+  StreamEventError,
+  IncompleteStreamError,
+  type StreamAccumulator,
+  type AnthropicStreamEvent,
+  type AnthropicStreamMessage,
+  type OpenAIChatChunk,
+  type OpenAIChatStreamCompletion,
+  type OpenAIResponsesStreamEvent,
+  type OpenAIResponsesStreamResponse,
+  type GeminiStreamChunk,
+  type GeminiStreamResponse,
+} from './streams.js';

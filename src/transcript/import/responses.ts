@@ -7,8 +7,8 @@
  * and `rs_…` id (in `signature`), Gemini's thought signatures.
  *
  * Returned items are `NewItem`s (no id, parent, turn or time): `history.append` gives them those.
- * Streams: accumulate with the SDK first (`stream.finalMessage()`, `stream.finalChatCompletion()`,
- * `stream.finalResponse()`); accumulating raw stream events here is not built.
+ * Streams: `streams.ts` folds raw stream events into these same replies (`anthropicStream()` …), or
+ * pass what the SDK accumulated (`stream.finalMessage()`, `finalChatCompletion()`, `finalResponse()`).
  */
 import type { NewItem, ReasoningItem } from '../items.js';
 import { importAnthropic } from './anthropic.js';
@@ -38,7 +38,10 @@ export function anthropicResponseItems(message: { content: readonly unknown[] })
   return fresh(importAnthropic([{ role: 'assistant', content }], { idPrefix: 'response' }));
 }
 
-/** An OpenAI `ChatCompletion` → the items of its first choice (Chat Completions carries no reasoning). */
+/**
+ * An OpenAI `ChatCompletion` → the items of its first choice (Chat Completions carries no reasoning;
+ * a `refusal` is the message's text).
+ */
 export function openaiChatResponseItems(completion: {
   choices: ReadonlyArray<{ message: unknown }>;
 }): NewItem[] {
@@ -46,8 +49,15 @@ export function openaiChatResponseItems(completion: {
   const first = choices[0];
   if (!isRecord(first) || !isRecord(first.message))
     throw new Error('openaiChatResponseItems: expected choices[0].message, found none');
-  // The importer reads conversations: the message alone, with `role` as the API sends it.
-  return fresh(importOpenAIChat([{ ...first.message, role: 'assistant' }], { idPrefix: 'response' }));
+  // The importer reads conversations: the message alone, with `role` as the API sends it. A refusal
+  // comes with `content: null`; it is what the model said, so it is kept as the message's text.
+  const message = first.message;
+  const refused =
+    (message.content === null || message.content === undefined || message.content === '') &&
+    typeof message.refusal === 'string' &&
+    message.refusal !== '';
+  const content = refused ? message.refusal : message.content;
+  return fresh(importOpenAIChat([{ ...message, content, role: 'assistant' }], { idPrefix: 'response' }));
 }
 
 /**
