@@ -18,7 +18,6 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build } from 'esbuild';
 import { Bench } from 'tinybench';
 import { PostgresStore } from '../src/store/postgres/index.js';
 import { Workspace } from '../src/store/workspace.js';
@@ -28,6 +27,7 @@ import { sha256Hex } from '../src/transcript/hash.js';
 import type { AgentHistory } from '../src/tree/history.js';
 import { startCluster } from '../test/store/pg-cluster.js';
 import type { BenchResult, BenchSuite } from './suite.js';
+import { bundleChild } from '../test/helpers/bundle-child.js';
 
 const PAYLOAD = 'lorem ipsum dolor sit amet '.repeat(20);
 
@@ -313,16 +313,7 @@ async function bigBodies(
   const shots = ctx.quick ? 50 : 300;
   const chars = 2_000_000;
   const bundle = join('node_modules', '.cache', 'glyphfold-bench', 'pg-open.mjs');
-  mkdirSync(join('node_modules', '.cache', 'glyphfold-bench'), { recursive: true });
-  await build({
-    entryPoints: ['test/store/fixtures/pg-open.ts'],
-    outfile: bundle,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    packages: 'external',
-    logLevel: 'warning',
-  });
+  await bundleChild('test/store/fixtures/pg-open.ts', bundle);
   const store = new PostgresStore({ connectionString: url, schema: 'bench_big' });
   try {
     const h = await store.history('big');

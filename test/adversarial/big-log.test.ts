@@ -12,12 +12,12 @@
  * library's, not a TypeScript loader's (tsx adds a loader thread of ~40 MB).
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, statfsSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync, statfsSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeBigLog } from './fixtures/write-big-log.js';
+import { bundleChild } from '../helpers/bundle-child.js';
 
 const RUN = process.env.GLYPHFOLD_BIG_LOG === '1';
 const LOG_BYTES = 2 * 1024 ** 3;
@@ -56,17 +56,7 @@ const mb = (n: number) => (n / 1000 ** 2).toFixed(0);
 describe.skipIf(!RUN || !ROOM)('a 2 GiB log', () => {
   let written: { bytes: number; turns: number; items: number };
   beforeAll(async () => {
-    // Under node_modules so the bundle resolves better-sqlite3 like the package does.
-    mkdirSync(join('node_modules', '.cache', 'glyphfold-test'), { recursive: true });
-    await build({
-      entryPoints: ['test/adversarial/fixtures/open-log.ts'],
-      outfile: bundle,
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      packages: 'external',
-      logLevel: 'warning',
-    });
+    await bundleChild('test/adversarial/fixtures/open-log.ts', bundle);
     written = writeBigLog(join(dir, 'logs', 'big', 'main.jsonl'), 'big', LOG_BYTES);
   }, 900_000);
 

@@ -23,6 +23,7 @@ import { importClaudeCodeSession, importTranscript } from '../../src/transcript/
 import type { Item, ToolCallItem } from '../../src/transcript/items.js';
 import { exportJsonl } from '../../src/transcript/jsonl.js';
 import { runCli } from '../helpers/cli.js';
+import { BACKED_UP, writeFileHistorySession } from '../helpers/file-history-session.js';
 
 const REAL_ROOT = 'test/fixtures/transcripts/real';
 const REAL = join(REAL_ROOT, 'claude-code');
@@ -506,51 +507,8 @@ describe('folder layouts, file backups and dry runs', () => {
   });
 
   it('stores the files of a file-history snapshot (backups found beside projects/, the --file-history default), so restore puts them back', () => {
-    // Written for this test: a two-prompt session whose second prompt's snapshot names one backup.
     const root = join(tmp, 'fh');
-    const project = join(root, 'projects', '-work-app');
-    const backups = join(root, 'file-history', 'sess-1');
-    mkdirSync(project, { recursive: true });
-    mkdirSync(backups, { recursive: true });
-    writeFileSync(join(backups, 'abc123@v1'), 'export const x = 1;\n');
-    const e = (o: object): string => JSON.stringify({ sessionId: 'sess-1', cwd: join(root, 'app'), ...o });
-    const text = [
-      e({
-        type: 'user',
-        uuid: 'u1',
-        parentUuid: null,
-        timestamp: '2026-01-01T00:00:00.000Z',
-        message: { role: 'user', content: 'make x' },
-      }),
-      e({
-        type: 'assistant',
-        uuid: 'a1',
-        parentUuid: 'u1',
-        timestamp: '2026-01-01T00:00:01.000Z',
-        message: { id: 'm1', role: 'assistant', content: [{ type: 'text', text: 'done' }] },
-      }),
-      JSON.stringify({
-        type: 'file-history-snapshot',
-        messageId: 'u2',
-        isSnapshotUpdate: false,
-        snapshot: {
-          messageId: 'u2',
-          timestamp: '2026-01-01T00:00:02.000Z',
-          trackedFileBackups: {
-            'src/x.ts': { backupFileName: 'abc123@v1', version: 1 },
-            'src/new.ts': { backupFileName: null, version: 1 },
-          },
-        },
-      }),
-      e({
-        type: 'user',
-        uuid: 'u2',
-        parentUuid: 'a1',
-        timestamp: '2026-01-01T00:00:02.000Z',
-        message: { role: 'user', content: 'now change it' },
-      }),
-    ].join('\n');
-    writeFileSync(join(project, 'sess-1.jsonl'), text + '\n');
+    const { project } = writeFileHistorySession(root);
     const ws = join(tmp, 'ws-fh');
     const r = cli('import', project, '--workspace', ws);
     expect(r.code).toBe(0);
@@ -566,7 +524,7 @@ describe('folder layouts, file backups and dry runs', () => {
       expect(cp!.label).toBe('cc-u2');
       expect(cp!.at).toBe(h.items()[1]!.id); // before the second prompt
       const restored = h.restore('cc-u2', { code: true });
-      expect(readFileSync(join(app, 'x.ts'), 'utf8')).toBe('export const x = 1;\n');
+      expect(readFileSync(join(app, 'x.ts'), 'utf8')).toBe(BACKED_UP);
       expect(existsSync(join(app, 'new.ts'))).toBe(false);
       expect(restored.files!.deleted).toEqual([join(app, 'new.ts')]);
       h.close();

@@ -24,6 +24,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresStore } from '../../src/store/postgres/index.js';
 import { startCluster, type PgCluster } from '../store/pg-cluster.js';
+import { BACKED_UP, writeFileHistorySession } from '../helpers/file-history-session.js';
 
 const repo = join(import.meta.dirname, '..', '..');
 const bin = join(repo, 'dist', 'cli', 'main.js');
@@ -234,47 +235,7 @@ describe.skipIf(typeof cluster === 'string')('glyphfold … --store postgres://'
     cpSync(share, src, { recursive: true });
     // A session whose checkpoint names a file backup (Claude Code's file-history beside projects/).
     const root = join(dir, 'fh');
-    const project = join(root, 'projects', '-work-app');
-    mkdirSync(project, { recursive: true });
-    mkdirSync(join(root, 'file-history', 'sess-1'), { recursive: true });
-    writeFileSync(join(root, 'file-history', 'sess-1', 'abc@v1'), 'export const x = 1;\n');
-    const e = (o: object): string => JSON.stringify({ sessionId: 'sess-1', cwd: join(root, 'app'), ...o });
-    writeFileSync(
-      join(project, 'sess-1.jsonl'),
-      [
-        e({
-          type: 'user',
-          uuid: 'u1',
-          parentUuid: null,
-          timestamp: '2026-01-01T00:00:00.000Z',
-          message: { role: 'user', content: 'make x' },
-        }),
-        e({
-          type: 'assistant',
-          uuid: 'a1',
-          parentUuid: 'u1',
-          timestamp: '2026-01-01T00:00:01.000Z',
-          message: { id: 'm1', role: 'assistant', content: [{ type: 'text', text: 'done' }] },
-        }),
-        JSON.stringify({
-          type: 'file-history-snapshot',
-          messageId: 'u2',
-          isSnapshotUpdate: false,
-          snapshot: {
-            messageId: 'u2',
-            timestamp: '2026-01-01T00:00:02.000Z',
-            trackedFileBackups: { 'src/x.ts': { backupFileName: 'abc@v1', version: 1 } },
-          },
-        }),
-        e({
-          type: 'user',
-          uuid: 'u2',
-          parentUuid: 'a1',
-          timestamp: '2026-01-01T00:00:02.000Z',
-          message: { role: 'user', content: 'now change it' },
-        }),
-      ].join('\n') + '\n',
-    );
+    const { project } = writeFileHistorySession(root);
 
     const dry = ok(run('import', src, '--store', url, '--dry-run'));
     expect(dry.out).toMatch(/^dry run: 2 sessions in .* -> store postgres:\/\/.*: 2 imported/);
@@ -306,7 +267,7 @@ describe.skipIf(typeof cluster === 'string')('glyphfold … --store postgres://'
       mkdirSync(join(root, 'app', 'src'), { recursive: true });
       writeFileSync(join(root, 'app', 'src', 'x.ts'), 'changed\n');
       await h.restore('cc-u2', { code: true });
-      expect(readFileSync(join(root, 'app', 'src', 'x.ts'), 'utf8')).toBe('export const x = 1;\n');
+      expect(readFileSync(join(root, 'app', 'src', 'x.ts'), 'utf8')).toBe(BACKED_UP);
       await h.close();
     } finally {
       await store.close();

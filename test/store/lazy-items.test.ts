@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Item } from '../../src/transcript/items.js';
 import { Workspace } from '../../src/store/workspace.js';
+import { bashTurn } from './bash-turn.js';
 
 let dir: string;
 beforeEach(() => {
@@ -21,21 +22,7 @@ function seed(ws: Workspace, turns: number): Item[] {
   const h = ws.history('c1');
   const all: Item[] = [];
   for (let t = 1; t <= turns; t++) {
-    h.append({ kind: 'message', author: 'person', text: `question ${t} ${'x'.repeat(100)}` });
-    h.append({
-      kind: 'tool_call',
-      author: 'model',
-      callId: `c${t}`,
-      name: 'bash',
-      input: { cmd: `ls ${t}` },
-    });
-    h.append({
-      kind: 'tool_result',
-      author: 'machinery',
-      callId: `c${t}`,
-      name: 'bash',
-      content: [{ type: 'text', text: `out ${t}` }],
-    });
+    for (const item of bashTurn(t)) h.append(item);
     all.push(...h.commit());
   }
   h.close();

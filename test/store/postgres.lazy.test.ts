@@ -8,16 +8,17 @@
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, statfsSync } from 'node:fs';
+import { statfsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build } from 'esbuild';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PG_MIGRATIONS, PostgresStore } from '../../src/store/postgres/index.js';
 import type { Item } from '../../src/transcript/items.js';
 import type { AgentHistory } from '../../src/tree/history.js';
 import { startCluster, type PgCluster } from './pg-cluster.js';
+import { bashTurn } from './bash-turn.js';
+import { bundleChild } from '../helpers/bundle-child.js';
 
 const cluster = await startCluster();
 if (typeof cluster === 'string') console.warn(cluster);
@@ -27,21 +28,7 @@ const text = (i: Item) => ('text' in i && typeof i.text === 'string' ? i.text : 
 async function seed(h: AgentHistory<true>, turns: number): Promise<Item[]> {
   const all: Item[] = [];
   for (let t = 1; t <= turns; t++) {
-    h.append({ kind: 'message', author: 'person', text: `question ${t} ${'x'.repeat(100)}` });
-    h.append({
-      kind: 'tool_call',
-      author: 'model',
-      callId: `c${t}`,
-      name: 'bash',
-      input: { cmd: `ls ${t}` },
-    });
-    h.append({
-      kind: 'tool_result',
-      author: 'machinery',
-      callId: `c${t}`,
-      name: 'bash',
-      content: [{ type: 'text', text: `out ${t}` }],
-    });
+    for (const item of bashTurn(t)) h.append(item);
     all.push(...(await h.commit()));
   }
   return all;
@@ -290,16 +277,7 @@ describe.skipIf(typeof cluster === 'string' || !RUN || !ROOM)(
         }),
       ) as ChildResult;
     beforeAll(async () => {
-      mkdirSync(join('node_modules', '.cache', 'glyphfold-test'), { recursive: true });
-      await build({
-        entryPoints: ['test/store/fixtures/pg-open.ts'],
-        outfile: bundle,
-        bundle: true,
-        platform: 'node',
-        format: 'esm',
-        packages: 'external',
-        logLevel: 'warning',
-      });
+      await bundleChild('test/store/fixtures/pg-open.ts', bundle);
       // Written through the store, one turn per screenshot (random data: PNGs do not compress).
       const s = new PostgresStore({ connectionString: c.url, schema: 'big_pg' });
       const h = await s.history('big');
