@@ -6,6 +6,7 @@
  * providers' streaming docs (Anthropic "Streaming Messages", OpenAI "Streaming API responses" and the
  * Responses streaming events reference, Gemini `streamGenerateContent` with `alt=sse`).
  */
+import { rng } from '../../src/probe/random.js';
 
 /** One block of a reply. */
 export type Block =
@@ -17,21 +18,9 @@ export type Block =
 /** Where to cut a string into streamed pieces: the pieces, in order, joined back give the string. */
 export type Cutter = (text: string) => string[];
 
-/** A seeded generator of numbers in [0, 1) (mulberry32). */
-export function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** A seeded cutter: pieces of 1–`max` code points (providers never split a code point). */
 export function seededCutter(seed: number, max = 6): Cutter {
-  const next = random(seed);
+  const next = rng(seed).next;
   return (text) => {
     const points = Array.from(text);
     const pieces: string[] = [];
@@ -46,7 +35,7 @@ export function seededCutter(seed: number, max = 6): Cutter {
 
 /** `count` distinct byte offsets inside `length`, sorted (seeded): where to cut a body on the socket. */
 export function seededByteCuts(seed: number, length: number, count: number): number[] {
-  const next = random(seed);
+  const next = rng(seed).next;
   const cuts = new Set<number>();
   while (cuts.size < Math.min(count, length - 1)) cuts.add(1 + Math.floor(next() * (length - 1)));
   return [...cuts].sort((x, y) => x - y);
