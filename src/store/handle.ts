@@ -4,25 +4,14 @@
  * folder `Workspace` answers from its index; `PostgresStore` through its public API only, so the
  * PostgreSQL module is never loaded here (a type import): the caller constructs the store.
  */
-import {
-  closeSync,
-  createReadStream,
-  existsSync,
-  fsyncSync,
-  linkSync,
-  mkdirSync,
-  openSync,
-  statSync,
-  unlinkSync,
-  writeSync,
-} from 'node:fs';
+import { createReadStream, existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { parseLog, type LogProblem } from '../transcript/log.js';
 import type { BlobStore, ConversationInfo } from '../tree/backend.js';
 import type { AgentHistory } from '../tree/history.js';
 import { validateId } from './ids.js';
 import { acquireLock } from './lock.js';
-import { fsyncDir, readLog } from './logfile.js';
+import { readLog, writeLogAtomically } from './logfile.js';
 import type { PostgresStore } from './postgres/index.js';
 import { DAMAGE, LogIntegrityError, type Workspace } from './workspace.js';
 
@@ -167,25 +156,11 @@ export function folderHandle(ws: Workspace, shown: string = ws.dir): StoreHandle
       if (ws.readOnly) throw readOnlyError(shown, conversation, agent);
       const path = ws.logPath(conversation, agent);
       mkdirSync(dirname(path), { recursive: true });
-      // Under the writer lock, as a new history is created: written aside, fsynced, then linked to its
-      // name (which fails if a history appeared meanwhile) and the directory fsynced.
+      // Under the writer lock, as a new history is created (the same lock and write as createLog).
       const release = acquireLock(path.replace(/\.jsonl$/, '.lock'), what);
       try {
         if (existsSync(path)) throw new Error(`${what} already exists in ${shown}`);
-        const aside = `${path}.new-${process.pid}`;
-        const fd = openSync(aside, 'w');
-        try {
-          writeSync(fd, log.subarray(0, parsed.committedBytes));
-          fsyncSync(fd);
-        } finally {
-          closeSync(fd);
-        }
-        try {
-          linkSync(aside, path);
-        } finally {
-          unlinkSync(aside);
-        }
-        fsyncDir(dirname(path));
+        writeLogAtomically(path, log.subarray(0, parsed.committedBytes));
       } finally {
         release();
       }

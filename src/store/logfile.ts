@@ -30,11 +30,19 @@ export function fsyncDir(dir: string): void {
 
 /** Creates the log with its header, atomically (write aside, fsync, rename, fsync the directory). */
 export function createLog(path: string, header: LogHeader): void {
+  writeLogAtomically(path, Buffer.from(encodeHeader(header).text));
+}
+
+/**
+ * Writes a whole log file atomically: aside, fsync, rename over `path`, fsync the directory. The
+ * caller holds the history's writer lock (so no other writer creates `path` meanwhile).
+ */
+export function writeLogAtomically(path: string, data: Uint8Array): void {
   mkdirSync(dirname(path), { recursive: true });
   const tmp = `${path}.new-${process.pid}`;
   const fd = openSync(tmp, 'w');
   try {
-    writeSync(fd, encodeHeader(header).text);
+    writeSync(fd, data);
     fsyncSync(fd);
   } finally {
     closeSync(fd);

@@ -65,6 +65,8 @@ abstract class Fold<E, R> implements StreamAccumulator<E, R> {
   constructor(
     protected readonly who: string,
     private readonly endEvent: string,
+    /** The non-streaming helper of `responses.ts` that turns the reply into items. */
+    private readonly toItems: (reply: R) => NewItem[],
   ) {}
 
   push(event: E): void {
@@ -84,7 +86,9 @@ abstract class Fold<E, R> implements StreamAccumulator<E, R> {
     return this.build();
   }
 
-  abstract items(options?: { partial?: boolean }): NewItem[];
+  items(options?: { partial?: boolean }): NewItem[] {
+    return this.toItems(this.reply(options));
+  }
 
   /** The event's name for messages; throws when it is not an object of the expected shape. */
   protected abstract describe(event: E, at: number): string;
@@ -94,10 +98,6 @@ abstract class Fold<E, R> implements StreamAccumulator<E, R> {
   protected error(at: number, type: string, what: string): StreamEventError {
     return new StreamEventError(`${this.who}: event ${at} (${type}) ${what}`);
   }
-}
-
-function clone<T>(value: T): T {
-  return structuredClone(value);
 }
 
 function parseJson(text: string, onError: (message: string) => Error): unknown {
@@ -132,11 +132,7 @@ class AnthropicFold extends Fold<AnthropicStreamEvent, AnthropicStreamMessage> {
   private open: Array<{ json: string | undefined; stopped: boolean }> = [];
 
   constructor() {
-    super('anthropicStream', 'message_stop');
-  }
-
-  items(options?: { partial?: boolean }): NewItem[] {
-    return anthropicResponseItems(this.reply(options));
+    super('anthropicStream', 'message_stop', anthropicResponseItems);
   }
 
   protected describe(event: AnthropicStreamEvent, at: number): string {
@@ -159,7 +155,7 @@ class AnthropicFold extends Fold<AnthropicStreamEvent, AnthropicStreamMessage> {
       if (this.message) throw this.error(at, type, 'arrived twice (a second message in one stream)');
       if (!isRecord(e.message) || !Array.isArray(e.message.content))
         throw this.error(at, type, 'has no message with a content array');
-      this.message = clone(e.message) as AnthropicStreamMessage;
+      this.message = structuredClone(e.message) as AnthropicStreamMessage;
       for (const _ of this.message.content) this.open.push({ json: undefined, stopped: true });
       return;
     }
@@ -172,7 +168,7 @@ class AnthropicFold extends Fold<AnthropicStreamEvent, AnthropicStreamMessage> {
           throw this.error(at, type, `opened out of order: expected index ${message.content.length}`);
         if (!isRecord(e.content_block) || typeof e.content_block.type !== 'string')
           throw this.error(at, type, 'has no content_block with a type');
-        const block = clone(e.content_block);
+        const block = structuredClone(e.content_block);
         message.content.push(block);
         this.open.push({
           json: JSON_INPUT_BLOCKS.has(block.type as string) ? '' : undefined,
@@ -207,7 +203,7 @@ class AnthropicFold extends Fold<AnthropicStreamEvent, AnthropicStreamMessage> {
               throw this.error(at, type, `citations_delta for a ${String(block.type)} block`);
             block.citations = [
               ...(Array.isArray(block.citations) ? block.citations : []),
-              clone(delta.citation),
+              structuredClone(delta.citation),
             ];
             return;
           case 'input_json_delta': {
@@ -239,12 +235,12 @@ class AnthropicFold extends Fold<AnthropicStreamEvent, AnthropicStreamMessage> {
       }
       case 'message_delta': {
         const delta = isRecord(e.delta) ? e.delta : {};
-        for (const [k, v] of Object.entries(delta)) if (v !== undefined) message[k] = clone(v);
+        for (const [k, v] of Object.entries(delta)) if (v !== undefined) message[k] = structuredClone(v);
         // Usage counters are whole-message totals: overwrite those sent, keep the others.
         if (isRecord(e.usage)) {
           const usage = isRecord(message.usage) ? message.usage : (message.usage = {});
           for (const [k, v] of Object.entries(e.usage))
-            if (v !== null && v !== undefined) usage[k] = clone(v);
+            if (v !== null && v !== undefined) usage[k] = structuredClone(v);
         }
         return;
       }
@@ -266,7 +262,7 @@ class AnthropicFold extends Fold<AnthropicStreamEvent, AnthropicStreamMessage> {
 
   protected build(): AnthropicStreamMessage {
     if (!this.message) return { type: 'message', role: 'assistant', content: [] };
-    const message = clone(this.message);
+    const message = structuredClone(this.message);
     // A partial reply: a tool block still open keeps its input as the JSON text so far, if unparseable.
     this.open.forEach((slot, i) => {
       if (slot.stopped || slot.json === undefined || slot.json === '') return;
@@ -337,11 +333,7 @@ class OpenAIChatFold extends Fold<OpenAIChatChunk, OpenAIChatStreamCompletion> {
   private usage: unknown;
 
   constructor() {
-    super('openaiChatStream', 'finish_reason');
-  }
-
-  items(options?: { partial?: boolean }): NewItem[] {
-    return openaiChatResponseItems(this.reply(options));
+    super('openaiChatStream', 'finish_reason', openaiChatResponseItems);
   }
 
   protected describe(chunk: OpenAIChatChunk, at: number): string {
@@ -429,7 +421,7 @@ class OpenAIChatFold extends Fold<OpenAIChatChunk, OpenAIChatStreamCompletion> {
   private take(c: Record<string, unknown>): void {
     const { choices: _choices, usage, ...head } = c;
     this.head ??= head;
-    if (usage !== undefined && usage !== null) this.usage = clone(usage);
+    if (usage !== undefined && usage !== null) this.usage = structuredClone(usage);
   }
 
   protected build(): OpenAIChatStreamCompletion {
@@ -451,7 +443,7 @@ class OpenAIChatFold extends Fold<OpenAIChatChunk, OpenAIChatStreamCompletion> {
         return { index: ch.index, message, finish_reason: ch.finish, logprobs: null };
       });
     const completion: OpenAIChatStreamCompletion = {
-      ...clone(this.head ?? {}),
+      ...structuredClone(this.head ?? {}),
       object: 'chat.completion',
       choices,
     };
@@ -502,11 +494,7 @@ class OpenAIResponsesFold extends Fold<OpenAIResponsesStreamEvent, OpenAIRespons
   private closed: boolean[] = [];
 
   constructor() {
-    super('openaiResponsesStream', 'response.completed');
-  }
-
-  items(options?: { partial?: boolean }): NewItem[] {
-    return openaiResponsesItems(this.reply(options));
+    super('openaiResponsesStream', 'response.completed', openaiResponsesItems);
   }
 
   protected describe(event: OpenAIResponsesStreamEvent, at: number): string {
@@ -556,7 +544,7 @@ class OpenAIResponsesFold extends Fold<OpenAIResponsesStreamEvent, OpenAIRespons
           throw this.error(at, type, `opened out of order: expected output_index ${response.output.length}`);
         if (!isRecord(e.item) || typeof e.item.type !== 'string')
           throw this.error(at, type, 'has no item with a type');
-        response.output.push(clone(e.item));
+        response.output.push(structuredClone(e.item));
         this.closed.push(false);
         return;
       }
@@ -566,13 +554,13 @@ class OpenAIResponsesFold extends Fold<OpenAIResponsesStreamEvent, OpenAIRespons
         if (!isRecord(e.item) || typeof e.item.type !== 'string')
           throw this.error(at, type, 'has no item with a type');
         // The finished item, whole (with the reasoning's encrypted_content when asked for): it wins.
-        response.output[index] = clone(e.item);
+        response.output[index] = structuredClone(e.item);
         this.closed[index] = true;
         return;
       }
       case 'response.content_part.added': {
         const item = this.item(this.outputIndex(e, at, type), at, type);
-        const part = isRecord(e.part) ? clone(e.part) : undefined;
+        const part = isRecord(e.part) ? structuredClone(e.part) : undefined;
         if (!part) throw this.error(at, type, 'has no part');
         const parts = Array.isArray(item.content) ? (item.content as unknown[]) : (item.content = []);
         if (e.content_index !== parts.length)
@@ -587,7 +575,7 @@ class OpenAIResponsesFold extends Fold<OpenAIResponsesStreamEvent, OpenAIRespons
       case 'response.content_part.done': {
         const item = this.item(this.outputIndex(e, at, type), at, type);
         const part = this.part(item, 'content', e.content_index, at, type);
-        if (isRecord(e.part)) Object.assign(part, clone(e.part));
+        if (isRecord(e.part)) Object.assign(part, structuredClone(e.part));
         return;
       }
       case 'response.output_text.delta':
@@ -613,7 +601,9 @@ class OpenAIResponsesFold extends Fold<OpenAIResponsesStreamEvent, OpenAIRespons
         const item = this.item(this.outputIndex(e, at, type), at, type, 'message');
         const part = this.part(item, 'content', e.content_index, at, type);
         const annotations = Array.isArray(part.annotations) ? part.annotations : (part.annotations = []);
-        (annotations as unknown[])[Number(e.annotation_index ?? annotations.length)] = clone(e.annotation);
+        (annotations as unknown[])[Number(e.annotation_index ?? annotations.length)] = structuredClone(
+          e.annotation,
+        );
         return;
       }
       case 'response.function_call_arguments.delta': {
@@ -635,7 +625,7 @@ class OpenAIResponsesFold extends Fold<OpenAIResponsesStreamEvent, OpenAIRespons
             type,
             `opens summary part ${String(e.summary_index)}, expected ${summary.length}`,
           );
-        summary.push(isRecord(e.part) ? clone(e.part) : { type: 'summary_text', text: '' });
+        summary.push(isRecord(e.part) ? structuredClone(e.part) : { type: 'summary_text', text: '' });
         return;
       }
       case 'response.reasoning_summary_part.done':
@@ -644,7 +634,7 @@ class OpenAIResponsesFold extends Fold<OpenAIResponsesStreamEvent, OpenAIRespons
         const item = this.item(this.outputIndex(e, at, type), at, type, 'reasoning');
         const part = this.part(item, 'summary', e.summary_index, at, type);
         if (name.endsWith('part.done')) {
-          if (isRecord(e.part)) Object.assign(part, clone(e.part));
+          if (isRecord(e.part)) Object.assign(part, structuredClone(e.part));
         } else if (name.endsWith('delta'))
           part.text = String(part.text ?? '') + this.text(e.delta, 'delta', at, type);
         else part.text = this.text(e.text, 'text', at, type);
@@ -665,7 +655,7 @@ class OpenAIResponsesFold extends Fold<OpenAIResponsesStreamEvent, OpenAIRespons
   }
 
   protected build(): OpenAIResponsesStreamResponse {
-    return clone(this.response ?? { object: 'response', output: [] });
+    return structuredClone(this.response ?? { object: 'response', output: [] });
   }
 
   /** A lifecycle event's response, with the output folded so far (theirs is empty until the end). */
@@ -676,7 +666,7 @@ class OpenAIResponsesFold extends Fold<OpenAIResponsesStreamEvent, OpenAIRespons
     output: Array<Record<string, unknown>>,
   ): OpenAIResponsesStreamResponse {
     if (!isRecord(e.response)) throw this.error(at, type, 'has no response object');
-    return { ...clone(e.response), output };
+    return { ...structuredClone(e.response), output };
   }
 
   private outputIndex(e: Record<string, unknown>, at: number, type: string): number {
@@ -759,11 +749,7 @@ class GeminiFold extends Fold<GeminiStreamChunk, GeminiStreamResponse> {
   private rest: Record<string, unknown> = {};
 
   constructor() {
-    super('geminiStream', 'finishReason');
-  }
-
-  items(options?: { partial?: boolean }): NewItem[] {
-    return geminiResponseItems(this.reply(options));
+    super('geminiStream', 'finishReason', geminiResponseItems);
   }
 
   protected describe(chunk: GeminiStreamChunk, at: number): string {
@@ -778,7 +764,7 @@ class GeminiFold extends Fold<GeminiStreamChunk, GeminiStreamResponse> {
   override push(chunk: GeminiStreamChunk): void {
     if (this.done && isRecord(chunk) && chunk.candidates === undefined && !isRecord(chunk.error)) {
       this.events++;
-      Object.assign(this.rest, clone(chunk));
+      Object.assign(this.rest, structuredClone(chunk));
       return;
     }
     super.push(chunk);
@@ -794,7 +780,7 @@ class GeminiFold extends Fold<GeminiStreamChunk, GeminiStreamResponse> {
       );
     const { candidates, ...rest } = c;
     // usageMetadata and the like are running totals: the last chunk's win.
-    Object.assign(this.rest, clone(rest));
+    Object.assign(this.rest, structuredClone(rest));
     if (
       isRecord(c.promptFeedback) &&
       c.promptFeedback.blockReason !== undefined &&
@@ -813,7 +799,7 @@ class GeminiFold extends Fold<GeminiStreamChunk, GeminiStreamResponse> {
       let cand = this.candidates.get(index);
       if (!cand) this.candidates.set(index, (cand = { index, parts: [], finish: undefined, rest: {} }));
       const { content, finishReason, index: _index, ...more } = raw;
-      Object.assign(cand.rest, clone(more));
+      Object.assign(cand.rest, structuredClone(more));
       const parts = isRecord(content) ? content.parts : undefined;
       if (parts !== undefined) {
         if (!Array.isArray(parts))
@@ -850,7 +836,7 @@ class GeminiFold extends Fold<GeminiStreamChunk, GeminiStreamResponse> {
           type,
           `${where} has none of text, thought, functionCall (found ${Object.keys(raw).join(', ')})`,
         );
-      cand.parts.push(clone(raw));
+      cand.parts.push(structuredClone(raw));
       return;
     }
     const text = typeof raw.text === 'string' ? raw.text : '';
@@ -862,7 +848,7 @@ class GeminiFold extends Fold<GeminiStreamChunk, GeminiStreamResponse> {
       (signature === undefined || prev.thoughtSignature === undefined);
     if (!joins) {
       if (text === '' && signature === undefined) return; // an empty piece carries nothing
-      cand.parts.push({ ...clone(raw), text });
+      cand.parts.push({ ...structuredClone(raw), text });
       return;
     }
     prev.text = (prev.text as string) + text;
@@ -873,12 +859,12 @@ class GeminiFold extends Fold<GeminiStreamChunk, GeminiStreamResponse> {
     const candidates = [...this.candidates.values()]
       .sort((a, b) => a.index - b.index)
       .map((cd) => ({
-        ...clone(cd.rest),
+        ...structuredClone(cd.rest),
         index: cd.index,
-        content: { role: 'model', parts: clone(cd.parts) },
+        content: { role: 'model', parts: structuredClone(cd.parts) },
         ...(cd.finish !== undefined ? { finishReason: cd.finish } : {}),
       }));
-    return { ...clone(this.rest), candidates };
+    return { ...structuredClone(this.rest), candidates };
   }
 }
 
