@@ -106,6 +106,10 @@ function distSym(d: u32): u32 {
     : <u32>load<u8>(work + DIST_SYM + 256 + ((d - 1) >> 7));
 }
 
+/** Literals are counted in one text row of this many (fpnge's sampled histogram); counts are scaled
+ *  back up and every byte value gets a code. */
+const LIT_SAMPLE: u32 = 4;
+
 /** Shortest match of hash candidates, in columns (bytes per row). */
 const MIN_HASH: u32 = 6;
 
@@ -350,6 +354,7 @@ function expandBand(
   lit: u32,
   aboveDist: u32,
   left: u32,
+  sampled: bool,
 ): u32 {
   const S = <usize>stride;
   for (let r: u32 = 0; r < h; r++) {
@@ -377,7 +382,7 @@ function expandBand(
         if (tend <= xs + 2) continue;
         if (start < xs) start = xs;
         let d = load<u32>(t, 8);
-        lit += countLits(p + xs, start - xs);
+        lit += sampled ? countLits(p + xs, start - xs) : start - xs;
         let e = repeatEnd(p, tend, d, pageEnd);
         if (e == stride && aboveDist != 0 && <usize>y * S + start >= aboveDist) {
           const e2 = repeatEnd(p, start, aboveDist, pageEnd);
@@ -391,7 +396,7 @@ function expandBand(
         xs = e;
       }
     }
-    if (xs < stride) lit += countLits(p + xs, stride - xs);
+    if (xs < stride) lit += sampled ? countLits(p + xs, stride - xs) : stride - xs;
     else carry = xs - stride;
   }
   return lit;
@@ -442,7 +447,8 @@ export function deflatePage(data: usize, n: usize, o: usize, stride: u32, rowDis
       }
     }
     const nt = parseBand(b, y0, h, kb, ka, aboveDist, stride, ks);
-    lit = expandBand(data, stride, y0, h, nt, lit, aboveDist, <u32>(n - <usize>y0 * S));
+    const sampled = (b / perRow) % LIT_SAMPLE == 0;
+    lit = expandBand(data, stride, y0, h, nt, lit, aboveDist, <u32>(n - <usize>y0 * S), sampled);
   }
   const ns = nseq;
   const seqs = seqsAt;
@@ -450,7 +456,7 @@ export function deflatePage(data: usize, n: usize, o: usize, stride: u32, rowDis
     const f = w + LIT4 + (b << 2);
     store<u32>(
       w + LIT_FREQ + (b << 2),
-      load<u32>(f) + load<u32>(f, 1024) + load<u32>(f, 2048) + load<u32>(f, 3072),
+      (load<u32>(f) + load<u32>(f, 1024) + load<u32>(f, 2048) + load<u32>(f, 3072)) * LIT_SAMPLE + 1,
     );
   }
   store<u32>(w + LIT_FREQ + (256 << 2), 1); // end of block
@@ -535,14 +541,14 @@ export function deflatePage(data: usize, n: usize, o: usize, stride: u32, rowDis
       const c1 = load<u32>(codes + ((<usize>((v >> 8) & 0xff)) << 2));
       const c2 = load<u32>(codes + ((<usize>((v >> 16) & 0xff)) << 2));
       const c3 = load<u32>(codes + ((<usize>(v >> 24)) << 2));
-      acc |= (<u64>(c0 & 0xffff)) << nb;
-      nb += c0 >> 24;
-      acc |= (<u64>(c1 & 0xffff)) << nb;
-      nb += c1 >> 24;
-      acc |= (<u64>(c2 & 0xffff)) << nb;
-      nb += c2 >> 24;
-      acc |= (<u64>(c3 & 0xffff)) << nb;
-      nb += c3 >> 24;
+      // Pairs first, then the four: shorter dependency chains than one literal after another.
+      const l0 = c0 >> 24;
+      const l2 = c2 >> 24;
+      const l01 = l0 + (c1 >> 24);
+      const p01 = (c0 & 0xffff) | ((c1 & 0xffff) << l0);
+      const p23 = (c2 & 0xffff) | ((c3 & 0xffff) << l2);
+      acc |= ((<u64>p01) | ((<u64>p23) << l01)) << nb;
+      nb += l01 + l2 + (c3 >> 24);
       store<u64>(o, acc);
       const f = nb & ~7;
       o += f >> 3;
