@@ -28,7 +28,8 @@ const DIST_SYM = LEN_SYM + 260; // u8[512] distance → symbol (zlib's dist_code
 // u32[4][256] literal counts: four tables, so that repeated bytes do not wait on each other.
 const LIT4 = DIST_SYM + 512;
 const FIXED_END = LIT4 + 4096;
-// Then, sized per page shape (setDeflateWork): BANDS u32[bands] (y0 << 4 | height), TOKS u32[3 ×
+// Then, sized per page shape (setDeflateWork): BANDS u32[2 × bands] (y0 << 4 | height, then the
+// band's ink extent | its keys' end << 16: see bandExtent), TOKS u32[3 ×
 // (stride / 3 + 1)] one band's matches (x, length, distance), KEYS u64[bands × keyStride] the column
 // keys, SEQS u32 pairs: literals before a match, (distance symbol << 25 | length << 16 | distance).
 let bandsAt: usize = 0;
@@ -51,6 +52,7 @@ const DIST_BASE: StaticArray<u16> = [
   1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097,
   6145, 8193, 12289, 16385, 24577,
 ];
+const SHELL_GAPS: StaticArray<u8> = [132, 57, 23, 10, 4, 1];
 // RFC 1951 §3.2.7: order of the code length code lengths.
 const CL_ORDER: StaticArray<u8> = [16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15];
 
@@ -71,7 +73,7 @@ export function workBytes(stride: u32, h: u32, rowH: u32): usize {
   const bands = maxBands(h, rowH);
   return (
     align16(FIXED_END) +
-    align16(bands * 4) +
+    align16(bands * 8) +
     align16((<usize>stride / 3 + 2) * 12) +
     bands * keyStride(stride) * 8 +
     ((<usize>stride * h) / 3 + 2) * 8
@@ -83,7 +85,7 @@ export function setDeflateWork(ptr: usize, stride: u32, h: u32, rowH: u32): void
   const bands = maxBands(h, rowH);
   work = ptr;
   bandsAt = ptr + align16(FIXED_END);
-  toksAt = bandsAt + align16(bands * 4);
+  toksAt = bandsAt + align16(bands * 8);
   keysAt = toksAt + align16((<usize>stride / 3 + 2) * 12);
   seqsAt = keysAt + bands * keyStride(stride) * 8;
   let s: u32 = 0;
@@ -118,7 +120,7 @@ const MIN_HASH: u32 = 6;
 function addBands(nbands: u32, y0: u32, rows: u32): u32 {
   while (rows > 0) {
     const h = rows < BAND_MAX ? rows : BAND_MAX;
-    store<u32>(bandsAt + ((<usize>nbands) << 2), (y0 << 4) | h);
+    store<u32>(bandsAt + ((<usize>nbands) << 3), (y0 << 4) | h);
     nbands++;
     y0 += h;
     rows -= h;
@@ -167,6 +169,43 @@ function bandKeys(row: usize, s: usize, h: u32, keys: usize, ks: usize): void {
     v128.store(k, i32x4.shuffle(e3, f3, 0, 4, 1, 5), 96);
     v128.store(k, i32x4.shuffle(e3, f3, 2, 6, 3, 7), 112);
   }
+}
+
+/**
+ * The band's ink extent: the first column from which every byte of its `h` rows is white (0xFF) to
+ * the row end (at least 1: column 0 is the filter byte). Most of a text page is white past the end
+ * of its lines; the parse and the keys stop there, and each row's white tail is coded as one match
+ * (expandBand). 16 columns per step from the right: the AND of the rows, compared with white.
+ */
+function bandExtent(row: usize, s: usize, h: u32, stride: u32): u32 {
+  const white = i8x16.splat(-1);
+  let e = stride;
+  while (e >= 17) {
+    let v = v128.load(row + e - 16);
+    for (let r: u32 = 1; r < h; r++) v = v128.and(v, v128.load(row + <usize>r * s + e - 16));
+    const m = <u32>i8x16.bitmask(v128.not(i8x16.eq(v, white)));
+    if (m != 0) return e - 16 + (32 - <u32>clz(m));
+    e -= 16;
+  }
+  while (e > 1) {
+    let a = <u32>load<u8>(row + e - 1);
+    for (let r: u32 = 1; r < h; r++) a &= <u32>load<u8>(row + <usize>r * s + e - 1);
+    if (a != 0xff) break;
+    e--;
+  }
+  return e;
+}
+
+/** The first x in [lo, e] from which the bytes at p are white up to e (16 per step from the right). */
+function whiteFrom(p: usize, e: u32, lo: u32): u32 {
+  const white = i8x16.splat(-1);
+  while (e >= lo + 16) {
+    const m = <u32>i8x16.bitmask(v128.not(i8x16.eq(v128.load(p + e - 16), white)));
+    if (m != 0) return e - 16 + (32 - <u32>clz(m));
+    e -= 16;
+  }
+  while (e > lo && load<u8>(p + e - 1) == 0xff) e--;
+  return e;
 }
 
 /** Columns from the start on which the key runs at a and b agree (the first is known equal), up to max. */
@@ -246,15 +285,19 @@ function parseBand(
   aboveDist: u32,
   stride: u32,
   ks: usize,
+  ext: u32,
+  kend: u32,
+  kendA: u32,
 ): usize {
   const w = work;
   let nt: usize = 0;
   let x: u32 = 0;
   let misses: u32 = 0; // positions since the last match
-  while (x + 3 <= stride) {
+  // Positions up to the ink extent; matches may run into the white past it as far as keys were built.
+  while (x < ext && x + 3 <= stride) {
     const kx = kb + ((<usize>x) << 3);
     const cur = load<u64>(kx);
-    const rest = stride - x;
+    const rest = (stride < kend ? stride : kend) - x;
     const max = rest < 258 ? rest : 258;
     let best: u32 = 0;
     let dist: u32 = 0;
@@ -262,8 +305,8 @@ function parseBand(
       best = extendCols(kx, kx - 8, max);
       dist = 1;
     }
-    if (best < max && ka != 0 && load<u64>(ka + ((<usize>x) << 3)) == cur) {
-      const l = extendCols(kx, ka + ((<usize>x) << 3), max);
+    if (best < max && x < kendA && load<u64>(ka + ((<usize>x) << 3)) == cur) {
+      const l = extendCols(kx, ka + ((<usize>x) << 3), max < kendA - x ? max : kendA - x);
       if (l > best) {
         best = l;
         dist = aboveDist;
@@ -276,12 +319,14 @@ function parseBand(
       if (cand != 0xffffffff) {
         const cb = cand >> 14;
         const cx = cand & 0x3fff;
-        const ic = load<u32>(bandsAt + ((<usize>cb) << 2));
+        const ic = load<u32>(bandsAt + ((<usize>cb) << 3));
         const d = <i32>((y0 - (ic >> 4)) * stride) + <i32>x - <i32>cx;
         if ((ic & 15) == h && d > 0 && d <= 32768) {
           const kc = keysAt + <usize>cb * ks * 8 + ((<usize>cx) << 3);
           if (load<u64>(kc) == cur) {
-            const l = extendCols(kx, kc, max);
+            // Keys of the candidate's band end at its keys' end (cx is below its extent).
+            const kc1 = (load<u32>(bandsAt + ((<usize>cb) << 3), 4) >> 16) - cx;
+            const l = extendCols(kx, kc, max < kc1 ? max : kc1);
             if (l >= MIN_HASH && l > best) {
               best = l;
               dist = <u32>d;
@@ -355,6 +400,8 @@ function expandBand(
   aboveDist: u32,
   left: u32,
   sampled: bool,
+  ext: u32,
+  extA: u32,
 ): u32 {
   const S = <usize>stride;
   for (let r: u32 = 0; r < h; r++) {
@@ -383,7 +430,10 @@ function expandBand(
         if (start < xs) start = xs;
         let d = load<u32>(t, 8);
         lit += sampled ? countLits(p + xs, start - xs) : start - xs;
-        let e = repeatEnd(p, tend, d, pageEnd);
+        // Up to the band's extent (past it the row is white: the tail below), or on past the row end
+        // if the match reaches it already.
+        let e = tend < ext ? repeatEnd(p, tend, d, ext) : tend;
+        if (e >= ext) e = repeatEnd(p, e, d, pageEnd);
         if (e == stride && aboveDist != 0 && <usize>y * S + start >= aboveDist) {
           const e2 = repeatEnd(p, start, aboveDist, pageEnd);
           if (e2 > e) {
@@ -396,8 +446,36 @@ function expandBand(
         xs = e;
       }
     }
-    if (xs < stride) lit += sampled ? countLits(p + xs, stride - xs) : stride - xs;
-    else carry = xs - stride;
+    if (xs >= stride) {
+      carry = xs - stride;
+      continue;
+    }
+    // The white tail: literals up to this row's own extent, then one match to the row end — the
+    // text row above if it is white there too (it may go on into the next row), else a run of 0xFF.
+    const er = xs < ext ? whiteFrom(p, ext, xs) : xs;
+    lit += sampled ? countLits(p + xs, er - xs) : er - xs;
+    xs = er;
+    if (stride - xs >= 4) {
+      if (
+        aboveDist != 0 &&
+        <usize>y * S + xs >= aboveDist &&
+        (extA <= xs || whiteFrom(p - aboveDist, stride, xs) == xs)
+      ) {
+        const e = repeatEnd(p, stride, aboveDist, pageEnd);
+        pushRun(lit, xs, e, aboveDist);
+        lit = 0;
+        carry = e - stride;
+        continue;
+      }
+      if (load<u8>(p + xs - 1) != 0xff) {
+        lit += sampled ? countLits(p + xs, 1) : 1;
+        xs++;
+      }
+      pushRun(lit, xs, stride, 1);
+      lit = 0;
+      continue;
+    }
+    lit += sampled ? countLits(p + xs, stride - xs) : stride - xs;
   }
   return lit;
 }
@@ -429,26 +507,35 @@ export function deflatePage(data: usize, n: usize, o: usize, stride: u32, rowDis
   carry = 0;
   let lit: u32 = 0; // literals since the last match
   for (let b: u32 = 0; b < nbands; b++) {
-    const info = load<u32>(bandsAt + ((<usize>b) << 2));
+    const info = load<u32>(bandsAt + ((<usize>b) << 3));
     const y0 = info >> 4;
     const h = info & 15;
     const row = data + <usize>y0 * S;
     const kb = keysAt + <usize>b * ks * 8;
-    bandKeys(row, S, h, kb, ks);
+    const ext = bandExtent(row, S, h, stride);
+    // Keys up to the extent, two columns on for the last position's hash, in whole steps of 16.
+    const kend = <u32>(align16(<usize>ext + 2) < ks ? align16(<usize>ext + 2) : ks);
+    store<u32>(bandsAt + ((<usize>b) << 3), ext | (kend << 16), 4);
+    bandKeys(row, S, h, kb, <usize>kend);
     // The same band of the text row above.
     let ka: usize = 0;
     let aboveDist: u32 = 0;
+    let kendA: u32 = 0;
+    let extA: u32 = 0xffff;
     if (b >= perRow) {
-      const ia = load<u32>(bandsAt + ((<usize>(b - perRow)) << 2));
+      const ia = load<u32>(bandsAt + ((<usize>(b - perRow)) << 3));
       const d = (y0 - (ia >> 4)) * stride;
       if ((ia & 15) == h && d <= 32768) {
         ka = keysAt + <usize>(b - perRow) * ks * 8;
         aboveDist = d;
+        const ea = load<u32>(bandsAt + ((<usize>(b - perRow)) << 3), 4);
+        extA = ea & 0xffff;
+        kendA = ea >> 16;
       }
     }
-    const nt = parseBand(b, y0, h, kb, ka, aboveDist, stride, ks);
+    const nt = parseBand(b, y0, h, kb, ka, aboveDist, stride, ks, ext, kend, kendA);
     const sampled = (b / perRow) % LIT_SAMPLE == 0;
-    lit = expandBand(data, stride, y0, h, nt, lit, aboveDist, <u32>(n - <usize>y0 * S), sampled);
+    lit = expandBand(data, stride, y0, h, nt, lit, aboveDist, <u32>(n - <usize>y0 * S), sampled, ext, extA);
   }
   const ns = nseq;
   const seqs = seqsAt;
@@ -555,10 +642,23 @@ export function deflatePage(data: usize, n: usize, o: usize, stride: u32, rowDis
       acc >>= f;
       nb -= f;
     }
-    for (; j < nl; j++) {
-      const c0 = load<u32>(codes + ((<usize>load<u8>(src + j)) << 2));
-      acc |= (<u64>(c0 & 0xffff)) << nb;
-      nb += c0 >> 24;
+    {
+      // The last 0–3 without branches (their count varies from one sequence to the next): the
+      // bytes past them are read (the page is followed by other data) but given no bits.
+      const r = nl - j;
+      const v = load<u32>(src + j);
+      const c0 = load<u32>(codes + ((<usize>(v & 0xff)) << 2));
+      const c1 = load<u32>(codes + ((<usize>((v >> 8) & 0xff)) << 2));
+      const c2 = load<u32>(codes + ((<usize>((v >> 16) & 0xff)) << 2));
+      const l0 = select<u32>(c0 >> 24, 0, r > 0);
+      const l1 = select<u32>(c1 >> 24, 0, r > 1);
+      const l2 = select<u32>(c2 >> 24, 0, r > 2);
+      const b0 = select<u32>(c0 & 0xffff, 0, r > 0);
+      const b1 = select<u32>(c1 & 0xffff, 0, r > 1);
+      const b2 = select<u32>(c2 & 0xffff, 0, r > 2);
+      const l01 = l0 + l1;
+      acc |= ((<u64>(b0 | (b1 << l0))) | ((<u64>b2) << l01)) << nb;
+      nb += l01 + l2;
       store<u64>(o, acc);
       const f = nb & ~7;
       o += f >> 3;
@@ -670,15 +770,19 @@ function buildCode(freq: usize, n: u32, lens: usize, codes: usize, limit: u32): 
       used++;
     }
   }
-  // Insertion sort: ≤ 286 keys, mostly few distinct.
-  for (let a: u32 = 1; a < used; a++) {
-    const v = load<u32>(keys + ((<usize>a) << 2));
-    let b = a;
-    while (b > 0 && load<u32>(keys + ((<usize>(b - 1)) << 2)) > v) {
-      store<u32>(keys + ((<usize>b) << 2), load<u32>(keys + ((<usize>(b - 1)) << 2)));
-      b--;
+  // Shell sort (Ciura's gaps): ≤ 286 distinct keys, so any sort gives the same order; insertion
+  // sort alone took ~10 µs per page once every byte value had a count.
+  for (let g: u32 = 0; g < 6; g++) {
+    const gap = <u32>unchecked(SHELL_GAPS[g]);
+    for (let a: u32 = gap; a < used; a++) {
+      const v = load<u32>(keys + ((<usize>a) << 2));
+      let b = a;
+      while (b >= gap && load<u32>(keys + ((<usize>(b - gap)) << 2)) > v) {
+        store<u32>(keys + ((<usize>b) << 2), load<u32>(keys + ((<usize>(b - gap)) << 2)));
+        b -= gap;
+      }
+      store<u32>(keys + ((<usize>b) << 2), v);
     }
-    store<u32>(keys + ((<usize>b) << 2), v);
   }
   const counts = w + COUNTS;
   memory.fill(counts, 0, 32 * 4);
