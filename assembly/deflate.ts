@@ -850,9 +850,12 @@ function buildCode(freq: usize, n: u32, lens: usize, codes: usize, limit: u32): 
     if (l == 0) continue;
     const c = load<u32>(next + ((<usize>l) << 2));
     store<u32>(next + ((<usize>l) << 2), c + 1);
-    let r: u32 = 0;
-    for (let b: u32 = 0; b < l; b++) r |= ((c >> b) & 1) << (l - 1 - b);
-    store<u32>(codes + ((<usize>s) << 2), r | (l << 24));
+    // Bit reversal of the 16-bit code by swaps of halves, quarters, …, then shifted to l bits.
+    let r = ((c & 0x5555) << 1) | ((c >> 1) & 0x5555);
+    r = ((r & 0x3333) << 2) | ((r >> 2) & 0x3333);
+    r = ((r & 0x0f0f) << 4) | ((r >> 4) & 0x0f0f);
+    r = ((r & 0x00ff) << 8) | ((r >> 8) & 0x00ff);
+    store<u32>(codes + ((<usize>s) << 2), (r >> (16 - l)) | (l << 24));
   }
 }
 
