@@ -623,19 +623,20 @@ export function deflatePage(data: usize, n: usize, o: usize, stride: u32, rowDis
     // Four literals (≤ 56 bits: codes are limited to 14) per flush: < 8 bits wait between flushes.
     let j: u32 = 0;
     for (; j + 4 <= nl; j += 4) {
-      const v = load<u32>(src + j);
-      const c0 = load<u32>(codes + ((<usize>(v & 0xff)) << 2));
-      const c1 = load<u32>(codes + ((<usize>((v >> 8) & 0xff)) << 2));
-      const c2 = load<u32>(codes + ((<usize>((v >> 16) & 0xff)) << 2));
-      const c3 = load<u32>(codes + ((<usize>(v >> 24)) << 2));
-      // Pairs first, then the four: shorter dependency chains than one literal after another.
-      const l0 = c0 >> 24;
-      const l2 = c2 >> 24;
-      const l01 = l0 + (c1 >> 24);
-      const p01 = (c0 & 0xffff) | ((c1 & 0xffff) << l0);
-      const p23 = (c2 & 0xffff) | ((c3 & 0xffff) << l2);
+      // Byte loads, and the code (low half) and its length (top byte) read apart: fewer
+      // instructions than shifting them out of words. Pairs first, then the four: shorter
+      // dependency chains than one literal after another.
+      const a0 = codes + ((<usize>load<u8>(src + j)) << 2);
+      const a1 = codes + ((<usize>load<u8>(src + j, 1)) << 2);
+      const a2 = codes + ((<usize>load<u8>(src + j, 2)) << 2);
+      const a3 = codes + ((<usize>load<u8>(src + j, 3)) << 2);
+      const l0 = <u32>load<u8>(a0, 3);
+      const l2 = <u32>load<u8>(a2, 3);
+      const l01 = l0 + <u32>load<u8>(a1, 3);
+      const p01 = <u32>load<u16>(a0) | (<u32>load<u16>(a1) << l0);
+      const p23 = <u32>load<u16>(a2) | (<u32>load<u16>(a3) << l2);
       acc |= ((<u64>p01) | ((<u64>p23) << l01)) << nb;
-      nb += l01 + l2 + (c3 >> 24);
+      nb += l01 + l2 + <u32>load<u8>(a3, 3);
       store<u64>(o, acc);
       const f = nb & ~7;
       o += f >> 3;
