@@ -316,22 +316,22 @@ function parseBand(
       const hp = w + HEAD + (hash3(cur, load<u64>(kx + 8), load<u64>(kx + 16)) << 2);
       const cand = load<u32>(hp);
       store<u32>(hp, (b << 14) | x);
-      if (cand != 0xffffffff) {
-        const cb = cand >> 14;
-        const cx = cand & 0x3fff;
-        const ic = load<u32>(bandsAt + ((<usize>cb) << 3));
-        const d = <i32>((y0 - (ic >> 4)) * stride) + <i32>x - <i32>cx;
-        if ((ic & 15) == h && d > 0 && d <= 32768) {
-          const kc = keysAt + <usize>cb * ks * 8 + ((<usize>cx) << 3);
-          if (load<u64>(kc) == cur) {
-            // Keys of the candidate's band end at its keys' end (cx is below its extent).
-            const kc1 = (load<u32>(bandsAt + ((<usize>cb) << 3), 4) >> 16) - cx;
-            const l = extendCols(kx, kc, max < kc1 ? max : kc1);
-            if (l >= MIN_HASH && l > best) {
-              best = l;
-              dist = <u32>d;
-            }
-          }
+      // Candidate checks without branches (they go either way at random on text seen for the first
+      // time): an empty slot or a candidate out of reach reads a band and a key that exist, and
+      // only the outcome is branched on.
+      const cb = select<u32>(cand >> 14, b, cand != 0xffffffff);
+      const cx = cand & 0x3fff;
+      const ic = load<u32>(bandsAt + ((<usize>cb) << 3));
+      const d = <i32>((y0 - (ic >> 4)) * stride) + <i32>x - <i32>cx;
+      const ok = ((ic & 15) == h) & (d > 0) & (d <= 32768);
+      const kc = select<usize>(keysAt + <usize>cb * ks * 8 + ((<usize>cx) << 3), kx, ok);
+      if (ok & (load<u64>(kc) == cur)) {
+        // Keys of the candidate's band end at its keys' end (cx is below its extent).
+        const kc1 = (load<u32>(bandsAt + ((<usize>cb) << 3), 4) >> 16) - cx;
+        const l = extendCols(kx, kc, max < kc1 ? max : kc1);
+        if (l >= MIN_HASH && l > best) {
+          best = l;
+          dist = <u32>d;
         }
       }
     }
