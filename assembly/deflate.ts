@@ -633,8 +633,8 @@ export function deflatePage(data: usize, n: usize, o: usize, stride: u32, rowDis
       const l0 = <u32>load<u8>(a0, 3);
       const l2 = <u32>load<u8>(a2, 3);
       const l01 = l0 + <u32>load<u8>(a1, 3);
-      const p01 = <u32>load<u16>(a0) | (<u32>load<u16>(a1) << l0);
-      const p23 = <u32>load<u16>(a2) | (<u32>load<u16>(a3) << l2);
+      const p01 = (<u32>load<u16>(a0)) | ((<u32>load<u16>(a1)) << l0);
+      const p23 = (<u32>load<u16>(a2)) | ((<u32>load<u16>(a3)) << l2);
       acc |= ((<u64>p01) | ((<u64>p23) << l01)) << nb;
       nb += l01 + l2 + <u32>load<u8>(a3, 3);
       store<u64>(o, acc);

@@ -350,9 +350,12 @@ describe('the module', () => {
   // variants 2.5–3× throughput; 10 KB until the page deflate (deflate.ts, ~5 KB: LZ77, Huffman code
   // construction, the header's code-length coding) made snapshot pages 5× smaller than stored blocks.
   // The column parser of the deflate (issue 16's speed: SIMD band keys, per-row expansion) brought it
-  // to 16,358 bytes; a change that needs more should trim first or say what it buys.
+  // to 16,358 bytes. 20 KB since the deflate's speed work of issue 16's third session (~1.2 KB: the
+  // bands' ink extents and white-tail matches, the sampled literal histogram, branch-free literal
+  // tails and hash checks, a Shell sort for the code build) bought ~15% less CPU per page and 1% fewer
+  // bytes; a change that needs more should trim first or say what it buys.
   // The budget still catches an accidental runtime or library pull-in.
-  const BUDGET = 16 * 1024;
+  const BUDGET = 20 * 1024;
 
   it(`stays under ${BUDGET} bytes and imports nothing`, () => {
     expect(bytes.length).toBe(WASM_BYTES);
