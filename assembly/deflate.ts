@@ -761,28 +761,40 @@ function buildCode(freq: usize, n: u32, lens: usize, codes: usize, limit: u32): 
   let top: u32 = 0;
   for (let s: u32 = 0; s < n; s++) top |= load<u32>(freq + ((<usize>s) << 2));
   const shift: u32 = top >> 23 != 0 ? 32 - <u32>clz(top) - 23 : 0;
+  // Symbols of count 1 (the literals the sample missed get that count) first: in symbol order they
+  // are already sorted, and below every other key (unless counts are scaled down).
   let used: u32 = 0;
   for (let s: u32 = 0; s < n; s++) {
     store<u8>(lens + s, 0);
+    if (shift == 0 && load<u32>(freq + ((<usize>s) << 2)) == 1) {
+      store<u32>(keys + ((<usize>used) << 2), (1 << 9) | s);
+      used++;
+    }
+  }
+  const ones = used;
+  for (let s: u32 = 0; s < n; s++) {
     let f = load<u32>(freq + ((<usize>s) << 2));
+    if (shift == 0 && f == 1) continue;
     if (f != 0 && shift != 0) f = f >> shift != 0 ? f >> shift : 1;
     if (f != 0) {
       store<u32>(keys + ((<usize>used) << 2), (f << 9) | s);
       used++;
     }
   }
-  // Shell sort (Ciura's gaps): ≤ 286 distinct keys, so any sort gives the same order; insertion
-  // sort alone took ~10 µs per page once every byte value had a count.
+  // Shell sort (Ciura's gaps) of the rest: distinct keys, so any sort gives the same order;
+  // insertion sort alone took ~10 µs per page once every byte value had a count.
+  const rest = keys + ((<usize>ones) << 2);
+  const m = used - ones;
   for (let g: u32 = 0; g < 6; g++) {
     const gap = <u32>unchecked(SHELL_GAPS[g]);
-    for (let a: u32 = gap; a < used; a++) {
-      const v = load<u32>(keys + ((<usize>a) << 2));
+    for (let a: u32 = gap; a < m; a++) {
+      const v = load<u32>(rest + ((<usize>a) << 2));
       let b = a;
-      while (b >= gap && load<u32>(keys + ((<usize>(b - gap)) << 2)) > v) {
-        store<u32>(keys + ((<usize>b) << 2), load<u32>(keys + ((<usize>(b - gap)) << 2)));
+      while (b >= gap && load<u32>(rest + ((<usize>(b - gap)) << 2)) > v) {
+        store<u32>(rest + ((<usize>b) << 2), load<u32>(rest + ((<usize>(b - gap)) << 2)));
         b -= gap;
       }
-      store<u32>(keys + ((<usize>b) << 2), v);
+      store<u32>(rest + ((<usize>b) << 2), v);
     }
   }
   const counts = w + COUNTS;
