@@ -2,9 +2,11 @@
 // runs on columns of bands (byte x of up to 8 pixel rows as one key), with the candidates glyph rows
 // repeat at — the column before (runs of white), the text row above (indentation, log prefixes,
 // columns), one hash probe (repeated words) — and each band match then serves every pixel row of the
-// band, extended per row. Everything it reads is the page and tables it rebuilds per page, and it
-// does integer arithmetic only: the same scanlines give the same bytes on every runtime. Ideas,
-// sources and what each paid are in docs/renderer.md §5 ("The core's deflate").
+// band, extended per row; past each band's ink extent the rows are white and each row's tail is one
+// match. Literals are counted in a sample of the text rows. Everything it reads is the page (and the
+// bytes after it, which get no bits) and tables it rebuilds per page, and it does integer arithmetic
+// only: the same scanlines give the same bytes on every runtime. Ideas, sources and what each paid
+// are in docs/renderer.md §5 ("The core's deflate").
 
 import { align16 } from './memory';
 
@@ -388,8 +390,11 @@ function pushRun(lit: u32, at: u32, e: u32, d: u32): void {
  * literals. Each match is extended as far as its row repeats at its distance (sparse rows repeat
  * further than the band), across the row end too; a match that ends at a row end tries the text
  * row above (`aboveDist`, 0 if none), whose next row often starts the same (indentation, log
- * prefixes); a row equal to the one above is one copy. `left` is the page's bytes from y0 on.
- * Returns the literals pending after the band.
+ * prefixes); a row equal to the one above is one copy. A match that starts inside the ink stops
+ * at the band's extent `ext` unless it reaches it; each row's white tail is then one match (the
+ * text row above if its band's extent `extA` or a scan says it is white there, else a run).
+ * `left` is the page's bytes from y0 on; literals are counted only if `sampled`. Returns the
+ * literals pending after the band.
  */
 function expandBand(
   data: usize,
