@@ -350,9 +350,9 @@ describe('the module', () => {
   // variants 2.5–3× throughput; 10 KB until the page deflate (deflate.ts, ~5 KB: LZ77, Huffman code
   // construction, the header's code-length coding) made snapshot pages 5× smaller than stored blocks.
   // The column parser of the deflate (issue 16's speed: SIMD band keys, per-row expansion) brought it
-  // to 16,358 bytes. 20 KB since the deflate's speed work of issue 16's third session (~1.2 KB: the
+  // to 16,358 bytes. 20 KB since the deflate's speed work of issue 16's third session (~1.3 KB: the
   // bands' ink extents and white-tail matches, the sampled literal histogram, branch-free literal
-  // tails and hash checks, a Shell sort for the code build) bought ~15% less CPU per page and 1% fewer
+  // tails and hash checks, a Shell sort for the code build) bought 13% less CPU per page and 1% fewer
   // bytes; a change that needs more should trim first or say what it buys.
   // The budget still catches an accidental runtime or library pull-in.
   const BUDGET = 20 * 1024;
