@@ -351,8 +351,10 @@ describe('the module', () => {
   // construction, the header's code-length coding) made snapshot pages 5× smaller than stored blocks.
   // The column parser of the deflate (issue 16's speed: SIMD band keys, per-row expansion) brought it
   // to 16,358 bytes; a change that needs more should trim first or say what it buys.
+  // 20 KB since the checksums of issue 16's speed (png.ts: CRC-32 sliced by 16 with its lookups
+  // reordered, Adler-32 as SIMD column sums; +157 bytes) made them 1.4× faster per page.
   // The budget still catches an accidental runtime or library pull-in.
-  const BUDGET = 16 * 1024;
+  const BUDGET = 20 * 1024;
 
   it(`stays under ${BUDGET} bytes and imports nothing`, () => {
     expect(bytes.length).toBe(WASM_BYTES);
