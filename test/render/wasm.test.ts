@@ -150,6 +150,19 @@ describe('wasm core vs the TS reference (byte-identical scanlines)', () => {
     expectSame(core, 'y'.repeat(392 * 130 * 3 + 17), shape);
   });
 
+  it('matches for every row length at every grid width of the group blitters (blank-cell padding of the last group)', () => {
+    // Lines of 1..cols+1 characters (the last wraps), so each row ends at every cell of its group and
+    // at the scanline's end, where the 4x6 blitter must not pad past the scanline.
+    for (const cell of ['4x6', 'gf-6x10', '5x8'] as const) {
+      for (let cols = 2; cols <= 19; cols++) {
+        const text = Array.from({ length: cols + 1 }, (_, i) => 'Wm#@'.repeat(8).slice(0, i + 1)).join('\n');
+        for (let extraX = 0; extraX < CELLS[cell].width; extraX++) {
+          expectSame(core, text, shapeOf(cell, 1, cols, cols + 2, extraX));
+        }
+      }
+    }
+  });
+
   it('matches on random Unicode (astral, lone surrogates, controls, CRLF, tabs) at random shapes', () => {
     const unit = fc.oneof(
       { weight: 12, arbitrary: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)) },
