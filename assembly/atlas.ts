@@ -30,6 +30,9 @@ export let tablesEnd: usize = 0;
 /** True when every printable ASCII character has its own glyph: then a line of bytes 0x20–0x7E maps
  *  byte → cell one to one and takes the fast path in layout.ts. */
 export let asciiDirect: bool = false;
+/** When the glyphs of 0x21–0x7E are consecutive (every atlas so far): glyph = byte + asciiOffset
+ *  (mod 2^16), which text.ts takeCells applies to 16 bytes at a time; otherwise -1. */
+export let asciiOffset: i32 = -1;
 /** True when the 4-px SIMD blitter applies (4x6 at scale 1). */
 export let quads: bool = false;
 /** The group blitter (blit.ts `blitGroups`) for other cells: `groupK` cells make `groupBytes` whole
@@ -168,6 +171,12 @@ export function buildTables(len: u32, s: u32): i32 {
     if (<u32>load<u16>(lutPtr + (c << 1)) == ESCAPE) direct = false;
   }
   asciiDirect = direct;
+  const first = <i32>load<u16>(lutPtr + (0x21 << 1));
+  let linear = direct;
+  for (let c: u32 = 0x22; c < 0x7f; c++) {
+    if (<i32>load<u16>(lutPtr + (c << 1)) != first + <i32>(c - 0x21)) linear = false;
+  }
+  asciiOffset = linear ? (first - 0x21) & 0xffff : -1;
   quads = useQuads;
   cw = w;
   ch = h;

@@ -33,8 +33,17 @@ export function blitRow(ri: u32, m: u32): void {
   const rowH = ch * scale;
   const top = pagePtr + <usize>(ri * rowH) * stride;
   let j0: u32 = 0;
-  if (quads) j0 = blitQuads(top, m);
-  else if (groupK != 0) j0 = blitGroups(top, m);
+  if (quads || groupK != 0) {
+    // Blank cells (glyph 0) pad the row to whole groups, so that the group blitters draw the last
+    // cells instead of the per-row loop below (up to 7 cells × every pixel row); the cell buffer
+    // holds cols + 16 entries. The quads blitter writes 4 bytes per 8 cells with no bound check: pad
+    // only if they stay inside the scanline (blitGroups checks its own bound).
+    const k: u32 = quads ? 8 : groupK;
+    let padded = (m + k - 1) & ~(k - 1);
+    if (quads && padded >> 1 > stride - 1) padded = m & ~7;
+    for (let j = m; j < padded; j++) store<u16>(cellPtr + ((<usize>j) << 1), 0);
+    j0 = quads ? blitQuads(top, padded) : blitGroups(top, padded);
+  }
   const w = cellW;
   const first = <usize>((j0 * w) >> 3); // j0 cells end on a byte boundary
   for (let y: u32 = 0; y < ch; y++) {
@@ -63,8 +72,7 @@ export function blitRow(ri: u32, m: u32): void {
       for (let b: u32 = 0; b < n; b++) store<u8>(out + b, <u8>(v >> (24 - (b << 3))));
       out += n;
     }
-    const end = line + stride;
-    if (out < end) memory.fill(out, 0xff, end - out);
+    fillWhite(out, line + stride);
     for (let k: u32 = 1; k < scale; k++) memory.copy(line + <usize>(k * stride), line, stride);
   }
 }
@@ -83,26 +91,24 @@ function blitQuads(top: usize, m: u32): u32 {
   let j: u32 = 0;
   let out = top + 1;
   while (j + 8 <= m) {
+    // The cells' indices come in as scalar loads with immediate offsets: cheaper than lane
+    // extracts from one vector load.
     const c = cellPtr + ((<usize>j) << 1);
-    const idx = v128.load(c);
     const a = v128.and(
+      v128.and(v128.load(q0 + ((<usize>load<u16>(c)) << 4)), v128.load(q1 + ((<usize>load<u16>(c, 2)) << 4))),
       v128.and(
-        v128.load(q0 + ((<usize>i16x8.extract_lane_u(idx, 0)) << 4)),
-        v128.load(q1 + ((<usize>i16x8.extract_lane_u(idx, 1)) << 4)),
-      ),
-      v128.and(
-        v128.load(q2 + ((<usize>i16x8.extract_lane_u(idx, 2)) << 4)),
-        v128.load(q3 + ((<usize>i16x8.extract_lane_u(idx, 3)) << 4)),
+        v128.load(q2 + ((<usize>load<u16>(c, 4)) << 4)),
+        v128.load(q3 + ((<usize>load<u16>(c, 6)) << 4)),
       ),
     );
     const b = v128.and(
       v128.and(
-        v128.load(q0 + ((<usize>i16x8.extract_lane_u(idx, 4)) << 4)),
-        v128.load(q1 + ((<usize>i16x8.extract_lane_u(idx, 5)) << 4)),
+        v128.load(q0 + ((<usize>load<u16>(c, 8)) << 4)),
+        v128.load(q1 + ((<usize>load<u16>(c, 10)) << 4)),
       ),
       v128.and(
-        v128.load(q2 + ((<usize>i16x8.extract_lane_u(idx, 6)) << 4)),
-        v128.load(q3 + ((<usize>i16x8.extract_lane_u(idx, 7)) << 4)),
+        v128.load(q2 + ((<usize>load<u16>(c, 12)) << 4)),
+        v128.load(q3 + ((<usize>load<u16>(c, 14)) << 4)),
       ),
     );
     const lo = i8x16.shuffle(a, b, 0, 1, 16, 17, 2, 3, 18, 19, 4, 5, 20, 21, 6, 7, 22, 23);
@@ -237,6 +243,30 @@ function blitGroups4(top: usize, m: u32): u32 {
     at += <usize>groupBytes;
   }
   return j;
+}
+
+/** Paints [p, end) white (0xff) with stores, not memory.fill: the margins right of the text are
+ *  short (tens to hundreds of bytes) and there is one per scanline, so the call into the runtime's
+ *  fill cost more than the stores. Stores stay inside [p, end): the last ones overlap backwards. */
+function fillWhite(p: usize, end: usize): void {
+  if (p >= end) return;
+  const n = end - p;
+  if (n >= 16) {
+    const white = i8x16.splat(-1);
+    const last = end - 16;
+    for (; p < last; p += 16) v128.store(p, white);
+    v128.store(last, white);
+  } else if (n >= 8) {
+    store<u64>(p, -1);
+    store<u64>(end - 8, -1);
+  } else if (n >= 4) {
+    store<u32>(p, -1);
+    store<u32>(end - 4, -1);
+  } else {
+    store<u8>(p, 0xff);
+    store<u8>(end - 1, 0xff);
+    store<u8>(p + (n >> 1), 0xff);
+  }
 }
 
 /** Paints scanlines [y, H) white (the rows below the last text row, and the strip under the grid). */

@@ -1,7 +1,17 @@
 // The text in WASM memory and its lines, normalized on the fly (docs/renderer.md §1) without copying:
 // a line is scanned once to count its cells (pass 1), then its cells are produced row by row (pass 2).
 // Lines of printable ASCII (most text) skip both decoders: their bytes are their cells.
-import { asciiDirect, ESCAPE, GLYPH_HEX0, GLYPH_PLUS, GLYPH_U, lookup, lutPtr } from './atlas';
+import {
+  asciiDirect,
+  asciiOffset,
+  ESCAPE,
+  GLYPH_BLANK,
+  GLYPH_HEX0,
+  GLYPH_PLUS,
+  GLYPH_U,
+  lookup,
+  lutPtr,
+} from './atlas';
 
 export let inPtr: usize = 0;
 /** Input length in units (bytes for UTF-8, code units for UTF-16). */
@@ -193,7 +203,21 @@ export function takeCells(out: usize, take: u32): void {
         }
       } else {
         const p = inPtr + <usize>src;
-        for (let j: usize = 0; j < <usize>take; j++) {
+        let j: usize = 0;
+        if (asciiOffset >= 0 && GLYPH_BLANK == 0) {
+          // A simple line holds only bytes 0x20–0x7E: glyph = byte + offset, space → 0 (the blank
+          // cell), sixteen at a time; the stores stay within the `take` cells.
+          const offset = i16x8.splat(<i16>asciiOffset);
+          const space = i16x8.splat(0x20);
+          for (; j + 16 <= <usize>take; j += 16) {
+            const v = v128.load(p + j);
+            const lo = i16x8.extend_low_i8x16_u(v);
+            const hi = i16x8.extend_high_i8x16_u(v);
+            v128.store(out + (j << 1), v128.and(i16x8.add(lo, offset), i16x8.ne(lo, space)));
+            v128.store(out + (j << 1), v128.and(i16x8.add(hi, offset), i16x8.ne(hi, space)), 16);
+          }
+        }
+        for (; j < <usize>take; j++) {
           store<u16>(out + (j << 1), load<u16>(lutPtr + ((<usize>load<u8>(p + j)) << 1)));
         }
       }
