@@ -103,7 +103,7 @@ describe('layout states', () => {
       let text = randomText(seed, 300 + seed * 40);
       // Half the texts well formed (UTF-8 in the core), half with lone surrogates (UTF-16).
       if (seed % 2 === 0) text = text.replaceAll('\ud800', '').replaceAll('\udc00', '');
-      if (!text.isWellFormed()) wide++;
+      if (text.includes('\ud800') || text.includes('\udc00')) wide++;
       const options = SHAPES[seed % SHAPES.length]!;
       const { pages, states } = pagesOf(a, text, options);
       expect(pages.length, `seed ${seed}`).toBeGreaterThan(2);
