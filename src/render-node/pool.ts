@@ -2,13 +2,14 @@
  * `glyphfold/render/node`: pages rendered on worker threads (Node only; `glyphfold/render` stays
  * edge-safe and imports nothing from here). The WASM module is compiled once in this thread and
  * posted to every worker. A text is encoded to UTF-8 once, into a SharedArrayBuffer all workers read
- * (no clone of the string per worker); its pages are counted here (layout only) and cut into chunks
- * that shrink towards the end (guided scheduling); each worker takes the next chunk from a shared
- * atomic counter, so a worker that gets more CPU takes more chunks and none idles while another still
- * holds a long tail. A worker goes forward in one run of the text, laying out the pages of chunks
- * other workers took without drawing them (`WasmRun.skip`). Pages come back as transferred buffers,
- * in order to `onPage` as soon as the chunks before them are in, byte-identical to `render()` on the
- * WASM engine (docs/render.md, "Pages on worker threads").
+ * (no clone of the string per worker), and posted at once: one worker renders from page 0 while
+ * another counts the pages (layout only), cuts them into chunks that shrink towards the end (guided
+ * scheduling) and publishes each chunk's first-page layout state in a shared control block
+ * (chunks.ts). Each worker takes the next chunk from a shared atomic counter, so a worker that gets
+ * more CPU takes more chunks and none idles while another still holds a long tail, and starts it from
+ * its state (`WasmRun.restore`) without laying out the pages before it. Pages come back as one
+ * transferred buffer per chunk, in order to `onPage` as soon as the chunks before them are in,
+ * byte-identical to `render()` on the WASM engine (docs/render.md, "Pages on worker threads").
  */
 import { availableParallelism } from 'node:os';
 import { createRequire } from 'node:module';

@@ -100,7 +100,12 @@ if (port) {
     let at = -1; // the page `pages` yields next
     let page = -1;
     /** Renders pages [from, to) (to: a function, for the lead's chunk whose end is not fixed yet). */
-    const chunk = (k: number, from: number, more: (page: number) => boolean): void => {
+    const chunk = (
+      k: number,
+      from: number,
+      more: (page: number) => boolean,
+      pagesLeft: (page: number) => number,
+    ): void => {
       held[0] = job.id;
       held[1] = k;
       if (run === undefined) {
@@ -113,25 +118,33 @@ if (port) {
         pages = run[Symbol.iterator]();
         at = from;
       }
-      const pngs: Uint8Array[] = [];
-      const meta: number[] = [];
+      // The pages' PNGs straight from WASM memory into one buffer (one copy, not a copy per page and
+      // another to join them), sized from the pages seen so far.
+      let out = new Uint8Array(0);
       let bytes = 0;
+      const meta: number[] = [];
       for (page = from; more(page); page++) {
         const step = pages!.next();
         if (step.done) break;
         at = page + 1;
         const p = step.value;
-        const png = p.png(job.mode);
-        pngs.push(png);
+        const png = p.pngView(job.mode);
+        if (bytes + png.length > out.length) {
+          const guess = Math.ceil(((bytes + png.length) / (page - from + 1)) * (pagesLeft(page) + 1) * 1.1);
+          const grown = new Uint8Array(Math.max(guess, 2 * out.length, bytes + png.length));
+          grown.set(out.subarray(0, bytes));
+          out = grown;
+        }
+        out.set(png, bytes);
         bytes += png.length;
         meta.push(png.length, p.chars, p.escapes);
       }
-      const png = new Uint8Array(bytes);
-      for (let i = 0, o = 0; i < pngs.length; o += pngs[i]!.length, i++) png.set(pngs[i]!, o);
+      // Much room left (a guess too high): give back the exact bytes.
+      const png = bytes < 0.75 * out.length ? out.slice(0, bytes) : out.subarray(0, bytes);
       held[0] = -1;
       port.postMessage(
         { kind: 'chunk', id: job.id, chunk: k, png, meta: Int32Array.from(meta) } satisfies PoolReply,
-        [png.buffer],
+        [png.buffer as ArrayBuffer],
       );
     };
     try {
@@ -144,27 +157,43 @@ if (port) {
         // Page 0 on: each page claimed before it is drawn, until the counter locks the claims and fixes
         // the first chunk to hold at least the pages claimed.
         let end = -1;
-        chunk(0, 0, (p) => {
-          if (end < 0) {
-            if (
-              p < job.maxPages &&
-              Atomics.load(ctl, NEXT) < 2 ** 30 &&
-              Atomics.compareExchange(ctl, CLAIM, p, p + 1) === p
-            )
-              return true;
-            end = waitReady(ctl) ? chunkRange(ctl, 0)[1] : 0;
-          }
-          return p < end && Atomics.load(ctl, NEXT) < 2 ** 30;
-        });
+        chunk(
+          0,
+          0,
+          (p) => {
+            if (end < 0) {
+              if (
+                p < job.maxPages &&
+                Atomics.load(ctl, NEXT) < 2 ** 30 &&
+                Atomics.compareExchange(ctl, CLAIM, p, p + 1) === p
+              )
+                return true;
+              end = waitReady(ctl) ? chunkRange(ctl, 0)[1] : 0;
+            }
+            return p < end && Atomics.load(ctl, NEXT) < 2 ** 30;
+          },
+          // Before the count is in, room for a few pages more than so far.
+          (p) => (end < 0 ? Math.max(7, p) : end - p - 1),
+        );
       } else if (job.role === 'lead+count' && Atomics.load(ctl, STATUS) !== STOPPED) {
         const [from, to] = chunkRange(ctl, 0);
-        chunk(0, from, (p) => p < to);
+        chunk(
+          0,
+          from,
+          (p) => p < to,
+          (p) => to - p - 1,
+        );
       }
       if (waitReady(ctl)) {
         const chunks = ctl[CHUNKS]!;
         for (let k = Atomics.add(ctl, NEXT, 1); k < chunks; k = Atomics.add(ctl, NEXT, 1)) {
           const [from, to] = chunkRange(ctl, k);
-          chunk(k, from, (p) => p < to);
+          chunk(
+            k,
+            from,
+            (p) => p < to,
+            (p) => to - p - 1,
+          );
           if (at !== to) throw new Error(`expected page ${to} of ${ctl[PAGES]}, the text ended`);
         }
       }

@@ -66,6 +66,11 @@ export interface WasmPage {
    * valid 1-bit PNGs.
    */
   png(mode: CoreDeflate): Uint8Array;
+  /**
+   * As {@link png}, but a view over WASM memory, valid until the next page or encode: for a caller that
+   * copies the bytes on anyway (the render pool packs a chunk's pages into one buffer).
+   */
+  pngView(mode: CoreDeflate): Uint8Array;
 }
 
 /** Deflate strategies the core implements (assembly/png.ts). */
@@ -222,15 +227,16 @@ class Core implements WasmCore {
     // memory does not grow after start(), so one view serves every page of this run.
     const scanlines = new Uint8Array(x.memory.buffer, x.pagePointer(), x.pageLength());
     const totals = { pages: 0, chars: 0, escapes: 0 };
-    const png = (mode: CoreDeflate): Uint8Array => {
+    const pngView = (mode: CoreDeflate): Uint8Array => {
       if (!isCurrent()) throw new Error('wasm core: this page belongs to a superseded run');
       const code = CORE_DEFLATE_CODES[mode];
       if (code === undefined || !Object.hasOwn(CORE_DEFLATE_CODES, mode)) {
         throw new RangeError(`png mode must be 'deflate', 'runs' or 'stored', found ${String(mode)}`);
       }
       const length = x.encodePage(code);
-      return new Uint8Array(x.memory.buffer, x.pngPointer(), length).slice();
+      return new Uint8Array(x.memory.buffer, x.pngPointer(), length);
     };
+    const png = (mode: CoreDeflate): Uint8Array => pngView(mode).slice();
     let finished = false;
     let skip = from;
     const stateInts = LAYOUT_STATE_INTS;
@@ -264,7 +270,7 @@ class Core implements WasmCore {
         const escapes = x.escapeCount();
         totals.pages++;
         totals.chars += n;
-        yield { scanlines, chars: n, escapes: escapes - totals.escapes, png };
+        yield { scanlines, chars: n, escapes: escapes - totals.escapes, png, pngView };
         totals.escapes = escapes;
       }
     }
