@@ -314,7 +314,7 @@ export class RenderPool {
 
   /** Every worker said `done` and posts its chunks before that: a chunk still missing is a bug. */
   private checkStalled(job: Job): void {
-    if (job.workers.size > 0 || job.delivering || job.delivered === chunksOf(job)) return;
+    if (job.workers.size > 0 || job.delivering || job.delivered >= chunksOf(job)) return;
     if (job.chunks[job.delivered] !== undefined) return;
     this.fail(job, new Error(`render pool: chunk ${job.delivered} of render ${job.id} never came back`));
   }
@@ -349,7 +349,8 @@ export class RenderPool {
     } finally {
       job.delivering = false;
     }
-    if (!job.settled && job.delivered === chunksOf(job)) {
+    // `>=`: the lead may post an empty chunk 0 for a text of no pages before the count says so.
+    if (!job.settled && job.delivered >= chunksOf(job)) {
       job.settled = true;
       job.resolve(job.result);
     } else if (job.chunks[job.delivered] !== undefined) void this.deliver(job);

@@ -80,6 +80,16 @@ describe('render pool', () => {
             })(),
           );
       await Promise.all(runs);
+      // Texts of 0–2 pages, many times: the lead may finish (or post an empty first chunk) before the
+      // count is published.
+      const small = ['', 'one page', 'x\n'.repeat(13)];
+      const want = await Promise.all(
+        small.map((t) => render(t, { shape: { width: 160, height: 60 }, engine: 'wasm' })),
+      );
+      for (let round = 0; round < 40; round++) {
+        const got = await Promise.all(small.map((t) => two.render(t, { shape: { width: 160, height: 60 } })));
+        expect(got.map((r) => r.pages.length)).toEqual(want.map((r) => r.pages.length));
+      }
       // The lead renders before the count is in: a limit still fails with render()'s error, and the
       // pool goes on.
       const big = englishProse(50_000);
