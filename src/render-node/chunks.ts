@@ -35,6 +35,7 @@ export const CLAIM = 0;
 export const STATUS = 1;
 /** The next chunk to take (chunk 0 is the lead worker's). */
 export const NEXT = 2;
+/** Chunks and pages of the text (READY only). */
 export const CHUNKS = 3;
 export const PAGES = 4;
 export const BOUNDS_AT = 5;
@@ -44,6 +45,7 @@ export const COUNTING = 0;
 export const READY = 1;
 export const STOPPED = 2;
 
+/** A fresh control block for a render split over `workers` threads (chunk 1 is the first to take). */
 export function controlBlock(workers: number): Int32Array {
   const chunks = maxChunks(workers);
   const ctl = new Int32Array(new SharedArrayBuffer(4 * (BOUNDS + chunks + 1 + chunks * LAYOUT_STATE_INTS)));
