@@ -204,6 +204,43 @@ function markSpaces(out: usize, m: u32): void {
   }
 }
 
+/** A saved layout state: the text's (text.saveState) and the flow layout's own. */
+const STATE_INTS: u32 = text.TEXT_STATE_INTS + 2;
+const statePtr = memory.data(<i32>STATE_INTS * 4, 16);
+
+/** JS, between pages: writes the layout state before the next page at the returned pointer
+ *  (layoutStateInts() i32 values). restoreLayout() on a core holding the same text (this one or
+ *  another instance) continues from there: the pages after it come out byte for byte as in one run. */
+export function saveLayout(): usize {
+  text.saveState(statePtr);
+  const at = statePtr + ((<usize>text.TEXT_STATE_INTS) << 2);
+  store<u32>(at, (flow ? 1 : 0) | (pendingNewline ? 2 : 0) | (indent ? 4 : 0));
+  store<u32>(at, done ? 1 : 0, 4);
+  return statePtr;
+}
+export function layoutStateInts(): u32 {
+  return STATE_INTS;
+}
+
+/** JS, after begin() and writing a state saveLayout() returned at layoutStatePointer(): the next
+ *  page is the one that followed that state. Returns 0, or -1 (nothing changed) if the state was
+ *  saved for another text, length, encoding or layout. */
+export function restoreLayout(): i32 {
+  if (cols == 0) return -1;
+  const at = statePtr + ((<usize>text.TEXT_STATE_INTS) << 2);
+  const bits = load<u32>(at);
+  if ((bits & 1) != (flow ? 1 : 0) || bits > 7) return -1;
+  if (!text.restoreState(statePtr)) return -1;
+  pendingNewline = (bits & 2) != 0;
+  indent = (bits & 4) != 0;
+  done = load<u32>(at, 4) != 0;
+  totalChars = 0;
+  return 0;
+}
+export function layoutStatePointer(): usize {
+  return statePtr;
+}
+
 /** JS, once per render: where the page scanlines are, and how many bytes (H × stride). */
 export function pagePointer(): usize {
   return pagePtr;

@@ -267,3 +267,66 @@ function nextCell(): u32 {
   escIdx = 1;
   return GLYPH_U;
 }
+
+/** Numbers in a saved layout state (saveState/restoreState; index.ts adds its own after these). */
+export const TEXT_STATE_INTS: u32 = 17;
+
+/** Writes everything the layout reads between pages (where the text and the current line stand,
+ *  the pass-2 decoder, escapes so far) at `p`, TEXT_STATE_INTS i32 values. */
+export function saveState(p: usize): void {
+  store<u32>(p, inLen);
+  store<u32>(p, effEnd, 4);
+  store<u32>(p, utf16 ? 1 : 0, 8);
+  store<u32>(p, pos, 12);
+  store<u32>(p, lineActive ? 1 : 0, 16);
+  store<u32>(p, lineSimple ? 1 : 0, 20);
+  store<u32>(p, lineStart, 24);
+  store<u32>(p, lineN, 28);
+  store<u32>(p, lineK, 32);
+  store<u32>(p, lineHasNL ? 1 : 0, 36);
+  store<u32>(p, lineNext, 40);
+  store<u32>(p, dpos, 44);
+  store<u32>(p, dcol, 48);
+  store<u32>(p, dsp, 52);
+  store<u32>(p, escCp, 56);
+  store<u32>(p, (escIdx & 0xffff) | (escLen << 16), 60);
+  store<u32>(p, escapes, 64);
+}
+
+/** Restores a state saveState() wrote for this text (same length and encoding). Returns false, and
+ *  changes nothing, if it was saved for another text or does not hold together. */
+export function restoreState(p: usize): bool {
+  if (load<u32>(p) != inLen || load<u32>(p, 4) != effEnd || load<u32>(p, 8) != (utf16 ? 1 : 0)) return false;
+  const sPos = load<u32>(p, 12);
+  const sStart = load<u32>(p, 24);
+  const sNext = load<u32>(p, 40);
+  const sDpos = load<u32>(p, 44);
+  const sN = load<u32>(p, 28);
+  const sK = load<u32>(p, 32);
+  const esc = load<u32>(p, 60);
+  // Positions inside the text and in order: a bad state must not read outside the input. The
+  // line's fields hold only while a line is active, the decoder's only for a general line.
+  const active = load<u32>(p, 16) != 0;
+  const simple = load<u32>(p, 20) != 0;
+  if (sPos > effEnd) return false;
+  if (active && (sStart > sNext || sNext > inLen || sK > sN || (simple && sStart + sN > sNext))) return false;
+  if (active && !simple && (sDpos < sStart || sDpos > sNext || (esc & 0xffff) > esc >> 16 || esc >> 16 > 8))
+    return false;
+  pos = sPos;
+  lineActive = active;
+  lineSimple = simple;
+  lineStart = sStart;
+  lineN = sN;
+  lineK = sK;
+  lineHasNL = load<u32>(p, 36) != 0;
+  lineNext = sNext;
+  dpos = sDpos;
+  dcol = load<u32>(p, 48);
+  dsp = load<u32>(p, 52);
+  escCp = load<u32>(p, 56);
+  escIdx = esc & 0xffff;
+  escLen = esc >> 16;
+  escapes = load<u32>(p, 64);
+  charsOut = 0;
+  return true;
+}

@@ -2,13 +2,14 @@
  * `glyphfold/render/node`: pages rendered on worker threads (Node only; `glyphfold/render` stays
  * edge-safe and imports nothing from here). The WASM module is compiled once in this thread and
  * posted to every worker. A text is encoded to UTF-8 once, into a SharedArrayBuffer all workers read
- * (no clone of the string per worker); its pages are counted here (layout only) and cut into chunks
- * that shrink towards the end (guided scheduling); each worker takes the next chunk from a shared
- * atomic counter, so a worker that gets more CPU takes more chunks and none idles while another still
- * holds a long tail. A worker goes forward in one run of the text, laying out the pages of chunks
- * other workers took without drawing them (`WasmRun.skip`). Pages come back as transferred buffers,
- * in order to `onPage` as soon as the chunks before them are in, byte-identical to `render()` on the
- * WASM engine (docs/render.md, "Pages on worker threads").
+ * (no clone of the string per worker), and posted at once: one worker renders from page 0 while
+ * another counts the pages (layout only), cuts them into chunks that shrink towards the end (guided
+ * scheduling) and publishes each chunk's first-page layout state in a shared control block
+ * (chunks.ts). Each worker takes the next chunk from a shared atomic counter, so a worker that gets
+ * more CPU takes more chunks and none idles while another still holds a long tail, and starts it from
+ * its state (`WasmRun.restore`) without laying out the pages before it. Pages come back as one
+ * transferred buffer per chunk, in order to `onPage` as soon as the chunks before them are in,
+ * byte-identical to `render()` on the WASM engine (docs/render.md, "Pages on worker threads").
  */
 import { availableParallelism } from 'node:os';
 import { createRequire } from 'node:module';
@@ -22,8 +23,11 @@ import {
   type RenderResult,
 } from '../render/index.js';
 import { layoutGeometry } from '../render/reference.js';
-import { loadWasmCore, wasmModule, type Utf8Text, type WasmCore } from '../render/wasm.js';
+import { wasmModule, type Utf8Text } from '../render/wasm.js';
+import { CHUNKS, CLAIM, controlBlock, COUNTING, PAGES, READY, STATUS, stop, BOUNDS_AT } from './chunks.js';
 import type { HeldSlot, PoolJob, PoolReply, PoolWarm } from './worker.js';
+
+export { chunkBounds } from './chunks.js';
 
 /** render()'s options a pool takes: always the WASM engine and the core's own encoders. */
 export type PoolRenderOptions = Omit<RenderOptions, 'engine' | 'deflate'>;
@@ -38,14 +42,18 @@ export interface RenderPoolOptions {
 /** One render in flight. */
 interface Job {
   id: number;
-  bounds: Int32Array;
+  /** The control block its workers share (chunks.ts): the count, chunk bounds and states. */
+  ctl: Int32Array;
+  maxPages: number;
   /** Chunks received, by index; delivered (to the result and `onPage`) in order. */
   chunks: ({ png: Uint8Array; meta: Int32Array } | undefined)[];
   delivered: number;
   delivering: boolean;
   /** Workers it was posted to that have not said `done`. */
   workers: Set<Worker>;
-  next: Int32Array;
+  /** The worker that renders chunk 0 from page 0, and the one that counts the pages. */
+  lead: Worker;
+  counter: Worker;
   text: string | Utf8Text;
   width: number;
   height: number;
@@ -54,6 +62,11 @@ interface Job {
   resolve(result: RenderResult): void;
   reject(error: Error): void;
   settled: boolean;
+}
+
+/** Chunks of a render, once its count is published (Infinity before). */
+function chunksOf(job: Job): number {
+  return Atomics.load(job.ctl, STATUS) === READY ? job.ctl[CHUNKS]! : Infinity;
 }
 
 interface Thread {
@@ -70,7 +83,6 @@ export class RenderPool {
   readonly size: number;
   private readonly limits: ResourceLimits | undefined;
   private readonly workers = new Map<Worker, Thread>();
-  private counter: WasmCore | undefined;
   /** The text buffer of a finished render, reused: a fresh one costs more to fault in than to fill. */
   private spare: SharedArrayBuffer | undefined;
   private closed = false;
@@ -135,57 +147,54 @@ export class RenderPool {
       layout: g.layout,
     };
     const shared = this.share(text);
-    // Layout only (no drawing): how many pages, to cut them into chunks.
-    this.counter ??= await loadWasmCore();
-    const { pages } = this.counter.count(shared, geometry);
-    if (pages > maxPages) {
-      this.recycle(shared);
-      throw new RangeError(
-        `render: the text needs more than ${maxPages} pages of ${g.width}x${g.height}; ` +
-          `pass a larger maxPages (or Infinity) to lift the limit`,
-      );
-    }
-    const result: RenderResult = { pages: [], chars: 0, escapes: 0, bytes: 0 };
-    if (pages === 0) {
-      this.recycle(shared);
-      return result;
-    }
     await this.fill();
-    const bounds = chunkBounds(pages, this.size);
     return new Promise<RenderResult>((resolve, reject) => {
+      // The least busy workers lead and count; every worker gets every render, in the same order (a
+      // worker waiting for a count then never waits on one that waits on it, worker.ts).
+      const threads = [...this.workers].sort((a, b) => a[1].jobs.size - b[1].jobs.size);
+      const [lead, counter] = [threads[0]![0], (threads[1] ?? threads[0]!)[0]];
       const job: Job = {
         id: this.nextId++,
-        bounds,
+        ctl: controlBlock(this.size),
+        maxPages,
         chunks: [],
         delivered: 0,
         delivering: false,
         workers: new Set(),
-        next: new Int32Array(new SharedArrayBuffer(4)),
+        lead,
+        counter,
         text: shared,
         width: g.width,
         height: g.height,
         onPage: options.onPage,
-        result,
+        result: { pages: [], chars: 0, escapes: 0, bytes: 0 },
         resolve,
         reject,
         settled: false,
       };
-      const message: PoolJob = {
-        kind: 'render',
-        id: job.id,
-        text: shared,
-        options: geometry,
-        mode: compression === 'fastest' ? 'stored' : 'deflate',
-        bounds,
-        next: job.next,
-      };
-      // The least busy workers first; no more workers than chunks.
-      const threads = [...this.workers].sort((a, b) => a[1].jobs.size - b[1].jobs.size);
-      for (const [worker, t] of threads.slice(0, bounds.length - 1)) {
+      for (const [worker, t] of this.workers) {
         job.workers.add(worker);
         t.jobs.add(job);
         worker.ref(); // a busy worker keeps the process alive
-        worker.postMessage(message);
+        const role =
+          worker === lead
+            ? lead === counter
+              ? 'lead+count'
+              : 'lead'
+            : worker === counter
+              ? 'count'
+              : 'help';
+        worker.postMessage({
+          kind: 'render',
+          id: job.id,
+          text: shared,
+          options: geometry,
+          mode: compression === 'fastest' ? 'stored' : 'deflate',
+          ctl: job.ctl,
+          role,
+          workers: this.size,
+          maxPages,
+        } satisfies PoolJob);
       }
     });
   }
@@ -196,13 +205,32 @@ export class RenderPool {
    */
   private share(text: string): string | Utf8Text {
     if (!(text as unknown as { isWellFormed(): boolean }).isWellFormed()) return text;
-    const length = Buffer.byteLength(text, 'utf8');
-    let buffer = this.spare;
-    if (buffer !== undefined && buffer.byteLength >= length) this.spare = undefined;
-    else buffer = new SharedArrayBuffer(length);
-    const utf8 = new Uint8Array(buffer, 0, length);
-    encoder.encodeInto(text, utf8);
-    return { utf8 };
+    // Encoded straight into a buffer of one byte per UTF-16 unit (enough for ASCII): measuring the UTF-8
+    // length first (Buffer.byteLength) cost twice the encoding (0.6 vs 0.3 ms for 5 MB of prose).
+    const take = (length: number): SharedArrayBuffer => {
+      const spare = this.spare;
+      if (spare !== undefined && spare.byteLength >= length) {
+        this.spare = undefined;
+        return spare;
+      }
+      return new SharedArrayBuffer(length);
+    };
+    let buffer = take(text.length);
+    const { read, written } = encoder.encodeInto(text, new Uint8Array(buffer));
+    let length = written;
+    if (read < text.length) {
+      // Not ASCII: the exact length of the rest, then the rest after what is written.
+      const rest = text.slice(read);
+      length = written + Buffer.byteLength(rest, 'utf8');
+      if (buffer.byteLength < length) {
+        const grown = take(length);
+        new Uint8Array(grown).set(new Uint8Array(buffer, 0, written));
+        this.recycle({ utf8: new Uint8Array(buffer) });
+        buffer = grown;
+      }
+      encoder.encodeInto(rest, new Uint8Array(buffer, written, length - written));
+    }
+    return { utf8: new Uint8Array(buffer, 0, length) };
   }
 
   /** Keeps a finished render's text buffer (the larger one, up to SPARE_MAX bytes) for the next. */
@@ -242,18 +270,21 @@ export class RenderPool {
       const [heldId, heldChunk] = [held[0]!, held[1]!];
       for (const job of t.jobs) {
         job.workers.delete(worker);
-        const undelivered = job.bounds.length - 1 > job.delivered && job.workers.size === 0;
-        if (job.id === heldId || undelivered) {
-          // The chunk it held, or (no other worker left on this text) every page not yet in.
-          const from = job.id === heldId ? job.bounds[heldChunk]! : job.bounds[job.delivered]!;
-          const to = job.id === heldId ? job.bounds[heldChunk + 1]! : job.bounds[job.bounds.length - 1]!;
-          this.fail(
-            job,
-            new Error(`render pool: worker failed on pages ${from + 1}–${to}: ${error.message}`, {
-              cause: error,
-            }),
-          );
-        }
+        const fail = (what: string): void =>
+          this.fail(job, new Error(`render pool: worker failed ${what}: ${error.message}`, { cause: error }));
+        const chunks = chunksOf(job);
+        const pages = (k: number): string => {
+          if (k < chunks) return `on pages ${job.ctl[BOUNDS_AT + k]! + 1}–${job.ctl[BOUNDS_AT + k + 1]!}`;
+          // The lead's first chunk before the count fixed its end: the pages it had taken.
+          return `on pages 1–${Math.max(1, job.ctl[CLAIM]!)}`;
+        };
+        if (job.id === heldId) fail(heldChunk < 0 ? 'counting the pages' : pages(heldChunk));
+        else if (worker === job.counter && Atomics.load(job.ctl, STATUS) === COUNTING)
+          fail('before counting the pages');
+        else if (worker === job.lead && job.delivered === 0 && job.chunks[0] === undefined) fail(pages(0));
+        else if (job.workers.size === 0 && job.delivered < chunks)
+          // No other worker left on this text: every page not yet in.
+          fail(`on pages ${job.ctl[BOUNDS_AT + job.delivered]! + 1}–${job.ctl[PAGES]!}`);
       }
       t.jobs.clear();
       for (const r of t.ready.splice(0))
@@ -274,8 +305,20 @@ export class RenderPool {
     const job = [...t.jobs].find((j) => j.id === reply.id);
     if (!job) return;
     if (reply.kind === 'chunk') {
-      job.chunks[reply.chunk] = { png: reply.png, meta: reply.meta };
+      if (reply.chunk < chunksOf(job)) job.chunks[reply.chunk] = { png: reply.png, meta: reply.meta };
       void this.deliver(job);
+      return;
+    }
+    if (reply.kind === 'counted') {
+      if (reply.pages > job.maxPages)
+        this.fail(
+          job,
+          new RangeError(
+            `render: the text needs more than ${job.maxPages} pages of ${job.width}x${job.height}; ` +
+              `pass a larger maxPages (or Infinity) to lift the limit`,
+          ),
+        );
+      else void this.deliver(job);
       return;
     }
     t.jobs.delete(job);
@@ -283,13 +326,14 @@ export class RenderPool {
     if (job.workers.size === 0) this.recycle(job.text); // no worker reads it any more
     if (t.jobs.size === 0) worker.unref(); // an idle pool does not keep the process alive
     if (reply.kind === 'error') {
-      this.fail(job, new Error(`render pool: page ${reply.page + 1}: ${reply.error}`));
+      const where = reply.page < 0 ? 'counting the pages' : `page ${reply.page + 1}`;
+      this.fail(job, new Error(`render pool: ${where}: ${reply.error}`));
     } else this.checkStalled(job);
   }
 
   /** Every worker said `done` and posts its chunks before that: a chunk still missing is a bug. */
   private checkStalled(job: Job): void {
-    if (job.workers.size > 0 || job.delivering || job.delivered === job.bounds.length - 1) return;
+    if (job.workers.size > 0 || job.delivering || job.delivered >= chunksOf(job)) return;
     if (job.chunks[job.delivered] !== undefined) return;
     this.fail(job, new Error(`render pool: chunk ${job.delivered} of render ${job.id} never came back`));
   }
@@ -324,7 +368,8 @@ export class RenderPool {
     } finally {
       job.delivering = false;
     }
-    if (!job.settled && job.delivered === job.bounds.length - 1) {
+    // `>=`: the lead may post an empty chunk 0 for a text of no pages before the count says so.
+    if (!job.settled && job.delivered >= chunksOf(job)) {
       job.settled = true;
       job.resolve(job.result);
     } else if (job.chunks[job.delivered] !== undefined) void this.deliver(job);
@@ -334,22 +379,9 @@ export class RenderPool {
   private fail(job: Job, error: Error): void {
     if (job.settled) return;
     job.settled = true;
-    Atomics.store(job.next, 0, job.bounds.length); // the other workers take no more of its chunks
+    stop(job.ctl); // the workers take no more of its chunks, and none waits for its count
     job.reject(error);
   }
-}
-
-/**
- * Chunk boundaries for `pages` over `workers` threads: each chunk a share of what is left (large
- * first, so few messages; small last, so the workers finish together), at least one page.
- */
-export function chunkBounds(pages: number, workers: number): Int32Array {
-  const bounds = [0];
-  for (let at = 0; at < pages;) {
-    at = Math.min(pages, at + Math.max(1, Math.ceil((pages - at) / (2 * workers))));
-    bounds.push(at);
-  }
-  return Int32Array.from(bounds);
 }
 
 /** The largest text buffer a pool keeps between renders. */

@@ -1,20 +1,39 @@
 /**
- * A thread of the render pool (pool.ts): instantiates the posted WASM module once, then renders the
- * chunks of each posted text it takes from the text's shared counter, going forward in one run.
+ * A thread of the render pool (pool.ts): instantiates the posted WASM module once, then does its part
+ * of each posted text: the lead renders the first chunk from page 0 at once, the counter lays out every
+ * page (no drawing) and publishes the chunks with the layout state of each one's first page, and then
+ * every worker takes the next chunk from the shared counter and starts it from its state.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import {
   loadWasmCoreFrom,
+  LAYOUT_STATE_INTS,
   type Utf8Text,
   type WasmCore,
+  type WasmPage,
   type WasmPageOptions,
   type WasmRun,
 } from '../render/wasm.js';
+import {
+  CHUNKS,
+  chunkBounds,
+  chunkRange,
+  chunkState,
+  CLAIM,
+  COUNTING,
+  LOCKED,
+  NEXT,
+  PAGES,
+  publish,
+  STATUS,
+  stop,
+  STOPPED,
+} from './chunks.js';
 
 /**
- * One text to render. Its pages are cut into chunks (`bounds`: chunk k is pages [bounds[k],
- * bounds[k+1])); every worker the text is posted to takes the next chunk from `next[0]` (an atomic
- * counter over a SharedArrayBuffer) until none is left, so a worker that runs faster takes more.
+ * One text to render, posted to every worker of the pool in the same order (so that a worker waiting
+ * for a count never waits on a worker that waits on it). `ctl` is the render's control block
+ * (chunks.ts).
  */
 export interface PoolJob {
   kind: 'render';
@@ -23,8 +42,12 @@ export interface PoolJob {
   text: string | Utf8Text;
   options: WasmPageOptions;
   mode: 'deflate' | 'stored';
-  bounds: Int32Array;
-  next: Int32Array;
+  ctl: Int32Array;
+  /** 'lead' renders chunk 0 from page 0 before the count is in; 'count' counts first. */
+  role: 'lead' | 'count' | 'lead+count' | 'help';
+  /** Threads the pages are split over (chunk sizes). */
+  workers: number;
+  maxPages: number;
 }
 
 /** Asks a worker to instantiate its core now (`RenderPool.warm()`). */
@@ -40,15 +63,23 @@ export type PoolReply =
    * characters and escapes in `meta` (3 numbers a page).
    */
   | { kind: 'chunk'; id: number; chunk: number; png: Uint8Array; meta: Int32Array }
+  /** The text of render `id` has `pages` pages (at most maxPages + 1: the count stops there). */
+  | { kind: 'counted'; id: number; pages: number }
   /** No chunk of render `id` is left for this worker. */
   | { kind: 'done'; id: number }
-  /** Render `id` failed on 0-based `page`. */
+  /** Render `id` failed on 0-based `page` (-1: while counting). */
   | { kind: 'error'; id: number; error: string; page: number }
   | { kind: 'ready' };
 
+/** A buffer of `length` bytes whose contents are not cleared (the caller writes or clears them all). */
+function uninitialized(length: number): Uint8Array {
+  const b = Buffer.allocUnsafeSlow(length);
+  return new Uint8Array(b.buffer, b.byteOffset, b.length);
+}
+
 /**
- * Which chunk this worker is rendering ([render id, chunk], -1 when none), over a SharedArrayBuffer
- * the pool reads if the worker dies, to name the pages it held.
+ * What this worker is doing ([render id, chunk], -1 when idle; chunk -1 while it counts), over a
+ * SharedArrayBuffer the pool reads if the worker dies, to name the pages it held.
  */
 export type HeldSlot = Int32Array;
 
@@ -69,50 +100,157 @@ if (port) {
   });
 
   const renderJob = (c: WasmCore, job: PoolJob): void => {
-    const chunks = job.bounds.length - 1;
+    const { ctl } = job;
     let run: WasmRun | undefined;
-    let pages: Iterator<{ png(mode: 'deflate' | 'stored'): Uint8Array; chars: number; escapes: number }>;
-    let at = 0; // the next page `pages` yields
-    let page = 0;
-    try {
-      for (let k = Atomics.add(job.next, 0, 1); k < chunks; k = Atomics.add(job.next, 0, 1)) {
-        const from = job.bounds[k]!;
-        const to = job.bounds[k + 1]!;
-        held[0] = job.id;
-        held[1] = k;
-        page = from;
-        if (run === undefined) {
-          run = c.pages(job.text, job.options, from);
-          pages = run[Symbol.iterator]();
-        } else run.skip(from - at);
-        const meta = new Int32Array(3 * (to - from));
-        const pngs: Uint8Array[] = [];
-        let bytes = 0;
-        for (let i = 0; page < to; page++, i += 3) {
-          const step = pages!.next();
-          if (step.done)
-            throw new Error(`expected page ${page + 1} of ${job.bounds[chunks]}, the text ended`);
-          const p = step.value;
-          const png = p.png(job.mode);
-          pngs.push(png);
-          bytes += png.length;
-          meta[i] = png.length;
-          meta[i + 1] = p.chars;
-          meta[i + 2] = p.escapes;
+    let pages: Iterator<WasmPage> | undefined;
+    let at = -1; // the page `pages` yields next
+    let page = -1;
+    /** Renders pages [from, to) (to: a function, for the lead's chunk whose end is not fixed yet). */
+    const chunk = (
+      k: number,
+      from: number,
+      more: (page: number) => boolean,
+      pagesLeft: (page: number) => number,
+    ): void => {
+      held[0] = job.id;
+      held[1] = k;
+      if (run === undefined) {
+        run = c.pages(job.text, job.options);
+        pages = run[Symbol.iterator]();
+        at = 0;
+      }
+      if (at !== from) {
+        run.restore(chunkState(ctl, k), from);
+        pages = run[Symbol.iterator]();
+        at = from;
+      }
+      // The pages' PNGs straight from WASM memory into one buffer (one copy, not a copy per page and
+      // another to join them), sized from the pages seen so far. Not zeroed: a zeroed (calloc) buffer of
+      // a few MB is fresh memory the kernel faults in page by page, 2.1 ms for 2.8 MB against 0.3 ms
+      // for a malloc'd one (measured); every byte handed out is written, and the tail is cleared.
+      let out: Uint8Array = new Uint8Array(0);
+      let bytes = 0;
+      const meta: number[] = [];
+      for (page = from; more(page); page++) {
+        const step = pages!.next();
+        if (step.done) break;
+        at = page + 1;
+        const p = step.value;
+        const png = p.pngView(job.mode);
+        if (bytes + png.length > out.length) {
+          const guess = Math.ceil(((bytes + png.length) / (page - from + 1)) * (pagesLeft(page) + 1) * 1.1);
+          const grown = uninitialized(Math.max(guess, 2 * out.length, bytes + png.length));
+          grown.set(out.subarray(0, bytes));
+          out = grown;
         }
-        const png = new Uint8Array(bytes);
-        for (let i = 0, o = 0; i < pngs.length; o += pngs[i]!.length, i++) png.set(pngs[i]!, o);
-        at = to;
-        held[0] = -1;
-        port.postMessage({ kind: 'chunk', id: job.id, chunk: k, png, meta } satisfies PoolReply, [
-          png.buffer,
-        ]);
+        out.set(png, bytes);
+        bytes += png.length;
+        meta.push(png.length, p.chars, p.escapes);
+      }
+      // Much room left (a guess too high): give back the exact bytes; else clear the tail, so that the
+      // buffer holds nothing of earlier renders.
+      const png = bytes < 0.75 * out.length ? out.slice(0, bytes) : out.fill(0, bytes).subarray(0, bytes);
+      held[0] = -1;
+      port.postMessage(
+        { kind: 'chunk', id: job.id, chunk: k, png, meta: Int32Array.from(meta) } satisfies PoolReply,
+        [png.buffer as ArrayBuffer],
+      );
+    };
+    try {
+      if (job.role === 'count' || job.role === 'lead+count') {
+        // The counting run's text stays in memory for its chunks: they start from their states.
+        run = count(c, job);
+        at = -1;
+      }
+      if (job.role === 'lead') {
+        // Page 0 on: each page claimed before it is drawn, until the counter locks the claims and fixes
+        // the first chunk to hold at least the pages claimed.
+        let end = -1;
+        chunk(
+          0,
+          0,
+          (p) => {
+            if (end < 0) {
+              if (
+                p < job.maxPages &&
+                Atomics.load(ctl, NEXT) < 2 ** 30 &&
+                Atomics.compareExchange(ctl, CLAIM, p, p + 1) === p
+              )
+                return true;
+              end = waitReady(ctl) ? chunkRange(ctl, 0)[1] : 0;
+            }
+            return p < end && Atomics.load(ctl, NEXT) < 2 ** 30;
+          },
+          // Before the count is in, room for a few pages more than so far.
+          (p) => (end < 0 ? Math.max(7, p) : end - p - 1),
+        );
+      } else if (job.role === 'lead+count' && Atomics.load(ctl, STATUS) !== STOPPED) {
+        const [from, to] = chunkRange(ctl, 0);
+        chunk(
+          0,
+          from,
+          (p) => p < to,
+          (p) => to - p - 1,
+        );
+      }
+      if (waitReady(ctl)) {
+        const chunks = ctl[CHUNKS]!;
+        for (let k = Atomics.add(ctl, NEXT, 1); k < chunks; k = Atomics.add(ctl, NEXT, 1)) {
+          const [from, to] = chunkRange(ctl, k);
+          chunk(
+            k,
+            from,
+            (p) => p < to,
+            (p) => to - p - 1,
+          );
+          if (at !== to) throw new Error(`expected page ${to} of ${ctl[PAGES]}, the text ended`);
+        }
       }
       port.postMessage({ kind: 'done', id: job.id } satisfies PoolReply);
     } catch (err) {
       held[0] = -1;
+      stop(ctl);
       const error = (err as Error).message ?? String(err);
       port.postMessage({ kind: 'error', id: job.id, error, page } satisfies PoolReply);
     }
+  };
+
+  /** Lays out every page (up to maxPages + 1) and publishes the chunks and their first pages' states. */
+  const count = (c: WasmCore, job: PoolJob): WasmRun => {
+    const { ctl } = job;
+    held[0] = job.id;
+    held[1] = -1;
+    const run = c.pages(job.text, job.options);
+    let states = new Int32Array(64 * LAYOUT_STATE_INTS);
+    const limit = job.maxPages === Infinity ? 2 ** 31 - 2 : job.maxPages + 1;
+    const pages = run.layOut(limit, (state, p) => {
+      if ((p + 1) * LAYOUT_STATE_INTS > states.length) {
+        const grown = new Int32Array(states.length * 2);
+        grown.set(states);
+        states = grown;
+      }
+      states.set(state, p * LAYOUT_STATE_INTS);
+    });
+    held[0] = -1;
+    if (pages > job.maxPages) {
+      stop(ctl);
+      port!.postMessage({ kind: 'counted', id: job.id, pages } satisfies PoolReply);
+      return run;
+    }
+    const claimed = job.role === 'count' ? Atomics.exchange(ctl, CLAIM, LOCKED) : 0;
+    const bounds = chunkBounds(pages, job.workers, Math.min(claimed, pages));
+    for (let k = 0; k < bounds.length - 1; k++) {
+      const from = bounds[k]! * LAYOUT_STATE_INTS;
+      chunkState(ctl, k).set(states.subarray(from, from + LAYOUT_STATE_INTS));
+    }
+    publish(ctl, pages, bounds);
+    port!.postMessage({ kind: 'counted', id: job.id, pages } satisfies PoolReply);
+    return run;
+  };
+
+  /** Waits for the count; false if the render stopped instead. */
+  const waitReady = (ctl: Int32Array): boolean => {
+    while (Atomics.load(ctl, STATUS) === COUNTING) Atomics.wait(ctl, STATUS, COUNTING);
+    return Atomics.load(ctl, STATUS) !== STOPPED;
   };
 }

@@ -28,6 +28,10 @@ interface CoreExports {
   charCount(): number;
   gridCols(): number;
   gridRows(): number;
+  saveLayout(): number;
+  restoreLayout(): number;
+  layoutStateInts(): number;
+  layoutStatePointer(): number;
 }
 
 /** Page geometry of one render: the shape in pixels, the cell and its integer scale. */
@@ -62,6 +66,11 @@ export interface WasmPage {
    * valid 1-bit PNGs.
    */
   png(mode: CoreDeflate): Uint8Array;
+  /**
+   * As {@link png}, but a view over WASM memory, valid until the next page or encode: for a caller that
+   * copies the bytes on anyway (the render pool packs a chunk's pages into one buffer).
+   */
+  pngView(mode: CoreDeflate): Uint8Array;
 }
 
 /** Deflate strategies the core implements (assembly/png.ts). */
@@ -93,6 +102,20 @@ export interface WasmRun extends Iterable<WasmPage> {
    * that renders several slices of one text goes forward in the same run instead of starting again.
    */
   skip(pages: number): void;
+  /**
+   * Lays out up to `limit` more pages now, without drawing them, and returns how many there were
+   * (fewer at the end of the text). `onState` sees each page's starting state first (a view, valid
+   * during the call: copy it), the state {@link restore} takes: a worker pool counts a text's pages
+   * once this way, and each worker starts its slice from the state of its first page.
+   */
+  layOut(limit: number, onState?: (state: Int32Array, page: number) => void): number;
+  /**
+   * Continues from `state`, the starting state of page `page` taken by {@link layOut} on a run of the
+   * same text and options (on this core or another): the next page is that page, byte for byte as in
+   * one run. From here `pages` counts on from `page`, and `chars` from 0. Throws if the state was taken
+   * for another text, encoding or layout.
+   */
+  restore(state: Int32Array, page: number): void;
 }
 
 export interface WasmCore {
@@ -177,11 +200,19 @@ export function loadWasmCoreSync(): WasmCore {
   return new Core(instance.exports as unknown as CoreExports);
 }
 
+/** Numbers in a layout state ({@link WasmRun.layOut}, {@link WasmRun.restore}) of this module. */
+export const LAYOUT_STATE_INTS = 19;
+
 class Core implements WasmCore {
   private atlasKey = '';
   private generation = 0;
 
-  constructor(private readonly x: CoreExports) {}
+  constructor(private readonly x: CoreExports) {
+    if (x.layoutStateInts() !== LAYOUT_STATE_INTS)
+      throw new Error(
+        `wasm core: expected ${LAYOUT_STATE_INTS} numbers in a layout state, the module has ${x.layoutStateInts()}`,
+      );
+  }
 
   get memoryBytes(): number {
     return this.x.memory.buffer.byteLength;
@@ -196,17 +227,26 @@ class Core implements WasmCore {
     // memory does not grow after start(), so one view serves every page of this run.
     const scanlines = new Uint8Array(x.memory.buffer, x.pagePointer(), x.pageLength());
     const totals = { pages: 0, chars: 0, escapes: 0 };
-    const png = (mode: CoreDeflate): Uint8Array => {
+    const pngView = (mode: CoreDeflate): Uint8Array => {
       if (!isCurrent()) throw new Error('wasm core: this page belongs to a superseded run');
       const code = CORE_DEFLATE_CODES[mode];
       if (code === undefined || !Object.hasOwn(CORE_DEFLATE_CODES, mode)) {
         throw new RangeError(`png mode must be 'deflate', 'runs' or 'stored', found ${String(mode)}`);
       }
       const length = x.encodePage(code);
-      return new Uint8Array(x.memory.buffer, x.pngPointer(), length).slice();
+      return new Uint8Array(x.memory.buffer, x.pngPointer(), length);
     };
+    const png = (mode: CoreDeflate): Uint8Array => pngView(mode).slice();
     let finished = false;
     let skip = from;
+    const stateInts = LAYOUT_STATE_INTS;
+    const stateView = (): Int32Array => new Int32Array(x.memory.buffer, x.layoutStatePointer(), stateInts);
+    // Lines: laying out without the cell buffer leaves the same state; flow marks spaces in it.
+    const layoutOnly = options.layout === 'flow' ? 2 : 0;
+    const current = (): void => {
+      if (!isCurrent())
+        throw new Error('wasm core: this run was superseded by a later pages()/count() on the same core');
+    };
     function* iterate(): Generator<WasmPage, void, void> {
       while (!finished) {
         if (!isCurrent()) {
@@ -230,7 +270,7 @@ class Core implements WasmCore {
         const escapes = x.escapeCount();
         totals.pages++;
         totals.chars += n;
-        yield { scanlines, chars: n, escapes: escapes - totals.escapes, png };
+        yield { scanlines, chars: n, escapes: escapes - totals.escapes, png, pngView };
         totals.escapes = escapes;
       }
     }
@@ -249,6 +289,41 @@ class Core implements WasmCore {
       skip(pages: number) {
         checkSkip('pages', pages);
         skip += pages;
+      },
+      layOut(limit: number, onState?: (state: Int32Array, page: number) => void): number {
+        checkSkip('limit', limit);
+        current();
+        let n = 0;
+        for (; n < limit + skip && !finished; n++) {
+          if (onState && n >= skip) {
+            x.saveLayout();
+            onState(stateView(), totals.pages);
+          }
+          const chars = x.nextPage(n < skip ? 2 : layoutOnly);
+          if (chars < 0) finished = true;
+          else {
+            totals.pages++;
+            totals.chars += chars;
+          }
+        }
+        totals.escapes = x.escapeCount();
+        const laid = Math.max(0, n - skip - (finished ? 1 : 0));
+        skip = 0;
+        return laid;
+      },
+      restore(state: Int32Array, page: number) {
+        checkSkip('page', page);
+        current();
+        if (!(state instanceof Int32Array) || state.length !== stateInts)
+          throw new TypeError(`restore: expected a layout state of ${stateInts} numbers from layOut()`);
+        stateView().set(state);
+        if (x.restoreLayout() !== 0)
+          throw new Error('restore: this layout state was taken for another text, encoding or layout');
+        finished = false;
+        skip = 0;
+        totals.pages = page;
+        totals.chars = 0;
+        totals.escapes = x.escapeCount();
       },
       [Symbol.iterator]: iterate,
     };

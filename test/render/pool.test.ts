@@ -54,6 +54,56 @@ describe('render pool', () => {
     }
   });
 
+  it('starts workers from page states: lone surrogates, CRLF, flow, many renders at once, a limit mid-way', async () => {
+    const two = createRenderPool({ size: 2 });
+    try {
+      const texts = [
+        englishProse(30_000).replaceAll('. ', '.\r\n\t'),
+        englishProse(20_000) + '\ud800 lone \udc00' + 'x'.repeat(3000) + '\n',
+        ('a'.repeat(300) + '\u0001😀  \n').repeat(60),
+      ];
+      const runs: Promise<void>[] = [];
+      for (const text of texts)
+        for (const variant of ['4x6', '4x6+flow'])
+          runs.push(
+            (async () => {
+              const options = { shape: { width: 160, height: 60 }, variant };
+              const [a, b] = await Promise.all([
+                two.render(text, options),
+                render(text, { ...options, engine: 'wasm' }),
+              ]);
+              expect(a.pages.length).toBeGreaterThan(10);
+              expect(a.pages.map((p) => Buffer.from(p.png).toString('base64'))).toEqual(
+                b.pages.map((p) => Buffer.from(p.png).toString('base64')),
+              );
+              expect([a.chars, a.escapes]).toEqual([b.chars, b.escapes]);
+            })(),
+          );
+      await Promise.all(runs);
+      // Texts of 0–2 pages, many times: the lead may finish (or post an empty first chunk) before the
+      // count is published.
+      const small = ['', 'one page', 'x\n'.repeat(13)];
+      const want = await Promise.all(
+        small.map((t) => render(t, { shape: { width: 160, height: 60 }, engine: 'wasm' })),
+      );
+      for (let round = 0; round < 40; round++) {
+        const got = await Promise.all(small.map((t) => two.render(t, { shape: { width: 160, height: 60 } })));
+        expect(got.map((r) => r.pages.length)).toEqual(want.map((r) => r.pages.length));
+      }
+      // The lead renders before the count is in: a limit still fails with render()'s error, and the
+      // pool goes on.
+      const big = englishProse(50_000);
+      const shape = { width: 160, height: 60 };
+      await expect(two.render(big, { shape, maxPages: 5 })).rejects.toThrow(
+        /render: the text needs more than 5 pages of 160x60; pass a larger maxPages/,
+      );
+      await expect(render(big, { shape, maxPages: 5 })).rejects.toThrow(/more than 5 pages/);
+      expect((await two.render('after', { shape })).pages).toHaveLength(1);
+    } finally {
+      await two.close();
+    }
+  });
+
   it('cuts pages into chunks that cover them once, large first and single pages last', () => {
     const b = [...chunkBounds(200, 2)];
     expect(b[0]).toBe(0);
@@ -64,6 +114,11 @@ describe('render pool', () => {
     expect(sizes.at(-1)).toBe(1);
     expect(sizes.length).toBeLessThan(30);
     expect([...chunkBounds(1, 4)]).toEqual([0, 1]);
+    // A first chunk that already holds the pages its worker rendered before the count.
+    const c = [...chunkBounds(200, 2, 70)];
+    expect(c.slice(0, 2)).toEqual([0, 70]);
+    expect(c.at(-1)).toBe(200);
+    expect([...chunkBounds(3, 2, 9)]).toEqual([0, 3]);
   });
 
   it('renders on a warmed pool the pages render() gives, however many chunks each worker takes', async () => {
@@ -97,15 +152,16 @@ describe('render pool', () => {
     expect(() => createRenderPool({ size: 0 })).toThrow(/size must be an integer ≥ 1, found 0/);
   });
 
-  it('names the pages a failing worker held, and refuses work once closed', async () => {
-    // A worker whose heap cannot hold the posted text dies (ERR_WORKER_OUT_OF_MEMORY).
+  it('says what a failing worker held, and refuses work once closed', async () => {
+    // A worker with this heap dies as it starts (ERR_WORKER_OUT_OF_MEMORY), before it counts the pages
+    // (it is the only worker, so it counts first); a worker that dies on a chunk names its pages.
     const small = createRenderPool({
       size: 1,
       resourceLimits: { maxOldGenerationSizeMb: 4, maxYoungGenerationSizeMb: 1 },
     });
     const text = 'a line of text that fills the page\n'.repeat(600_000);
     await expect(small.render(text, { shape: { width: 1568, height: 784 } })).rejects.toThrow(
-      /render pool: worker failed on pages 1–\d+: /,
+      /render pool: worker failed before counting the pages: .*memory limit/,
     );
     await small.close();
     await expect(small.render('x', { shape: { width: 100, height: 100 } })).rejects.toThrow(/closed/);

@@ -368,7 +368,10 @@ describe('the module', () => {
   // tails and hash checks, a Shell sort for the code build) bought 13% less CPU per page and 1% fewer
   // bytes; the checksums and drawing (~0.5 KB: CRC-32 sliced by 16, Adler-32 as SIMD column sums,
   // takeCells 16 bytes at a time, the 4x6 blitter's scalar index loads) 1.11× text → PNG per CPU
-  // second. A change that needs more should trim first or say what it buys.
+  // second; the layout state export (~0.7 KB: index.ts saveLayout/restoreLayout, text.ts
+  // saveState/restoreState) lets a pool worker start its chunk from the state of its first page
+  // instead of laying out every page before it. A change that needs more should trim first or say
+  // what it buys.
   // The budget still catches an accidental runtime or library pull-in.
   const BUDGET = 20 * 1024;
 
