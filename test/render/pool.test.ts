@@ -152,6 +152,53 @@ describe('render pool', () => {
     expect(() => createRenderPool({ size: 0 })).toThrow(/size must be an integer ≥ 1, found 0/);
   });
 
+  it('names the pages a worker held when it dies mid-chunk, and renders again after', async () => {
+    const two = createRenderPool({ size: 2 });
+    type Internals = { workers: Map<{ terminate(): Promise<number> }, { held: Int32Array }> };
+    const threads = (two as unknown as Internals).workers;
+    try {
+      const text = englishProse(3_000_000);
+      const options = { shape: { width: 400, height: 200 }, cell: '4x6' as const };
+      const failed = two.render(text, options);
+      // From the start, without blocking this thread: as soon as a worker holds a chunk other than the
+      // first, end that thread as a crash would. The render is long (~1,100 pages) so it is still
+      // going whatever the load.
+      let killed: number | undefined;
+      for (let spins = 0; killed === undefined && spins < 1_000_000; spins++) {
+        for (const [worker, t] of threads) {
+          if (t.held[0]! >= 0 && t.held[1]! >= 1) {
+            killed = t.held[1]!;
+            await worker.terminate();
+            break;
+          }
+        }
+        if (killed === undefined) await new Promise((r) => setImmediate(r));
+      }
+      const error = await failed.then(
+        () => undefined,
+        (e: Error) => e,
+      );
+      expect(killed, `a worker was caught holding a chunk (${String(error)})`).toBeDefined();
+      expect(error?.message).toMatch(/^render pool: worker failed on pages \d+–\d+: exited with code/);
+      const [from, to] = error!.message
+        .match(/pages (\d+)–(\d+)/)!
+        .slice(1)
+        .map(Number);
+      expect(from).toBeGreaterThan(1); // a chunk after the first, which starts at page 1
+      expect(to).toBeGreaterThanOrEqual(from!);
+      // The pool starts a new thread in its place: the next render is whole and byte for byte.
+      const small = englishProse(20_000);
+      const again = await two.render(small, options);
+      const serial = await render(small, { ...options, engine: 'wasm' });
+      expect(again.pages.map((p) => Buffer.from(p.png).toString('base64'))).toEqual(
+        serial.pages.map((p) => Buffer.from(p.png).toString('base64')),
+      );
+      expect(threads.size).toBe(2);
+    } finally {
+      await two.close();
+    }
+  });
+
   it('says what a failing worker held, and refuses work once closed', async () => {
     // A worker with this heap dies as it starts (ERR_WORKER_OUT_OF_MEMORY), before it counts the pages
     // (it is the only worker, so it counts first); a worker that dies on a chunk names its pages.
