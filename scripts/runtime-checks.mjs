@@ -3,7 +3,7 @@
  * bundles loaded by file URL) and scripts/runtime-worker.mjs (workerd: the bundles built into the
  * worker). `m` holds the entries' exports; throws on the first failure naming what was found.
  */
-/* global Request */
+/* global Request, crypto */
 export async function runChecks(m, runtime) {
   const { render, decode, normalize, importTranscript, wireView, estimateTokens, prepareRequest, handler } =
     m;
@@ -74,5 +74,22 @@ export async function runChecks(m, runtime) {
   );
   const json = await res.json();
   if (res.status !== 200 || !(json.pages?.length > 0)) fail('POST /v1/render', json);
-  return `${runtime}: render (wasm and ts engines), decode, import, wire views, estimate, compaction, serverless ok`;
+  // Snapshot bytes: one fixed text gives the same PNG bytes on every runtime (prompt caches depend on
+  // it; docs/renderer.md §5); scripts/runtimes.mjs compares this digest across the runtimes it runs.
+  const same = `The same bytes on every runtime.\n\tcafé ─ 😀 \u0007\n${'lorem ipsum dolor sit amet '.repeat(900)}`;
+  const all = [];
+  for (const options of [
+    { shape: { width: 504, height: 400 }, variant: 'gf-6x10' },
+    { shape: { width: 1568, height: 784 }, cell: '4x6' },
+  ]) {
+    for (const compression of ['default', 'fastest']) {
+      for (const p of (await render(same, { ...options, compression, engine: 'wasm' })).pages)
+        all.push(p.png);
+    }
+  }
+  const joined = new Uint8Array(all.reduce((n, b) => n + b.length, 0));
+  all.reduce((at, b) => (joined.set(b, at), at + b.length), 0);
+  const hash = new Uint8Array(await crypto.subtle.digest('SHA-256', joined));
+  const digest = [...hash.slice(0, 8)].map((b) => b.toString(16).padStart(2, '0')).join('');
+  return `${runtime}: render (wasm and ts engines), decode, import, wire views, estimate, compaction, serverless ok; ${all.length} pages sha256 ${digest}`;
 }

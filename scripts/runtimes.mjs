@@ -6,6 +6,8 @@
  * runs the same checks as a module worker (scripts/runtime-worker.mjs, bundled into one module by
  * esbuild) served on a free 127.0.0.1 port from a Cap'n Proto config written here; one request runs it.
  * The WASM core goes in as a `wasm` module of that config: workerd refuses run-time compiles.
+ * Each runtime's line ends with the sha256 of the same snapshot pages (runtime-checks.mjs); the run
+ * fails unless every runtime gives the same bytes.
  */
 /* global fetch */
 import { execFileSync, spawn } from 'node:child_process';
@@ -39,7 +41,24 @@ function binary(name, pkg) {
 }
 
 let failed = 0;
-execFileSync(process.execPath, [smoke], { stdio: 'inherit' });
+/** Each runtime's digest of the same snapshot pages (runtime-checks.mjs): they must all agree. */
+const digests = new Map();
+function report(line) {
+  console.log(line.trim());
+  const digest = /pages sha256 ([0-9a-f]+)$/.exec(line.trim())?.[1];
+  if (digest) digests.set(line.split(':')[0], digest);
+  else {
+    console.log('  (no page digest in that line)');
+    failed++;
+  }
+}
+const run = (bin, args) =>
+  execFileSync(bin, args, {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, NO_COLOR: '1' },
+  });
+report(run(process.execPath, [smoke]));
 for (const [name, { pkg, args }] of Object.entries(RUNTIMES)) {
   let bin;
   try {
@@ -49,7 +68,7 @@ for (const [name, { pkg, args }] of Object.entries(RUNTIMES)) {
     continue;
   }
   try {
-    execFileSync(bin, args, { stdio: 'inherit', env: { ...process.env, NO_COLOR: '1' } });
+    report(run(bin, args));
   } catch {
     console.log(`${name}: the smoke test failed`);
     failed++;
@@ -136,10 +155,17 @@ try {
 }
 if (workerd) {
   try {
-    console.log(await runWorkerd(workerd));
+    report(await runWorkerd(workerd));
   } catch (err) {
     console.log(`workerd: the smoke test failed: ${String(err?.stack ?? err)}`);
     failed++;
   }
+}
+const distinct = new Set(digests.values());
+if (distinct.size > 1) {
+  console.log(`snapshot bytes differ between runtimes: ${JSON.stringify(Object.fromEntries(digests))}`);
+  failed++;
+} else if (distinct.size === 1) {
+  console.log(`snapshot bytes identical on ${[...digests.keys()].join(', ')} (sha256 ${[...distinct][0]})`);
 }
 process.exit(failed ? 1 : 0);
