@@ -249,9 +249,7 @@ class Core implements WasmCore {
     };
     function* iterate(): Generator<WasmPage, void, void> {
       while (!finished) {
-        if (!isCurrent()) {
-          throw new Error('wasm core: this run was superseded by a later pages()/count() on the same core');
-        }
+        current();
         for (; skip > 0 && !finished; skip--) {
           const n = x.nextPage(2);
           if (n < 0) finished = true;
