@@ -110,9 +110,12 @@ function distSym(d: u32): u32 {
     : <u32>load<u8>(work + DIST_SYM + 256 + ((d - 1) >> 7));
 }
 
-/** Literals are counted in one text row of this many (fpnge's sampled histogram); counts are scaled
- *  back up and every byte value gets a code. */
-const LIT_SAMPLE: u32 = 4;
+/** Literals are counted in one text row of this many (fpnge's sampled histogram), and in every text
+ *  row until LIT_MIN have been counted (so that a page whose sampled rows are short or blank still
+ *  gets a table from its own text); counts are scaled to the page's literals and every byte value
+ *  gets a code. */
+const LIT_SAMPLE: u32 = 32;
+const LIT_MIN: u32 = 4096;
 
 /** Shortest match of hash candidates, in columns (bytes per row). */
 const MIN_HASH: u32 = 6;
@@ -235,8 +238,13 @@ function rowsEqual(a: usize, b: usize, s: usize): bool {
   return i == s || !v128.any_true(v128.xor(v128.load(a + s - 16), v128.load(b + s - 16)));
 }
 
+/** Literals counted so far on this page, and bytes covered by matches. */
+let counted: u32 = 0;
+let matched: usize = 0;
+
 /** Counts `k` literal bytes at p (four at a time, into four tables); returns k. */
 function countLits(p: usize, k: u32): u32 {
+  counted += k;
   const f = work + LIT4;
   let i: usize = 0;
   for (; i + 4 <= <usize>k; i += 4) {
@@ -267,6 +275,7 @@ function pushMatch(lit: u32, len: u32, dist: u32): void {
   const ds = distSym(dist);
   store<u32>(q + 4, (ds << 25) | (len << 16) | dist);
   nseq++;
+  matched += len;
   const lf = w + LIT_FREQ + ((257 + <usize>load<u8>(w + LEN_SYM + len)) << 2);
   store<u32>(lf, load<u32>(lf) + 1);
   const df = w + DIST_FREQ + ((<usize>ds) << 2);
@@ -511,6 +520,8 @@ export function deflatePage(data: usize, n: usize, o: usize, stride: u32, rowDis
 
   nseq = 0;
   carry = 0;
+  counted = 0;
+  matched = 0;
   let lit: u32 = 0; // literals since the last match
   for (let b: u32 = 0; b < nbands; b++) {
     const info = load<u32>(bandsAt + ((<usize>b) << 3));
@@ -540,17 +551,18 @@ export function deflatePage(data: usize, n: usize, o: usize, stride: u32, rowDis
       }
     }
     const nt = parseBand(b, y0, h, kb, ka, aboveDist, stride, ks, ext, kend, kendA);
-    const sampled = (b / perRow) % LIT_SAMPLE == 0;
+    const sampled = (b / perRow) % LIT_SAMPLE == 0 || counted < LIT_MIN;
     lit = expandBand(data, stride, y0, h, nt, lit, aboveDist, <u32>(n - <usize>y0 * S), sampled, ext, extA);
   }
   const ns = nseq;
   const seqs = seqsAt;
+  // Sampled counts scaled by the page's literals ÷ those counted (16.16 fixed point: integers only),
+  // plus 1 so that a literal the sample missed still has a code.
+  const scale: u64 = counted != 0 ? ((<u64>(n - matched)) << 16) / <u64>counted : 0;
   for (let b: usize = 0; b < 256; b++) {
     const f = w + LIT4 + (b << 2);
-    store<u32>(
-      w + LIT_FREQ + (b << 2),
-      (load<u32>(f) + load<u32>(f, 1024) + load<u32>(f, 2048) + load<u32>(f, 3072)) * LIT_SAMPLE + 1,
-    );
+    const c = load<u32>(f) + load<u32>(f, 1024) + load<u32>(f, 2048) + load<u32>(f, 3072);
+    store<u32>(w + LIT_FREQ + (b << 2), <u32>((<u64>c * scale) >> 16) + 1);
   }
   store<u32>(w + LIT_FREQ + (256 << 2), 1); // end of block
 
