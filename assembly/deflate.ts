@@ -12,8 +12,12 @@ import { align16 } from './memory';
 
 /** Work area layout (bytes from workPtr); see workBytes(). */
 const HASH_BITS: u32 = 13;
-const HEAD = 0; // u32[1 << HASH_BITS]: latest column position (band << 14 | x) of each 3-column hash
-const LIT_FREQ = HEAD + (4 << HASH_BITS); // u32[288] literal/length symbol counts
+// u64[1 << HASH_BITS]: the latest column of each 3-column hash: (its band's height − 1) << 61 | its
+// key's index (band × key stride + x; < 2^29, keys being 8 bytes in 32-bit memory) << 32 | its page
+// offset (band's first row × stride + x; < 2^31). Empty slots are bytes 0x7F: offset 0x7F7F7F7F,
+// which is ahead of every position of a page (wasm32 memory holds < 2^31 bytes of page), so out of reach.
+const HEAD = 0;
+const LIT_FREQ = HEAD + (8 << HASH_BITS); // u32[288] literal/length symbol counts
 const DIST_FREQ = LIT_FREQ + 288 * 4; // u32[32]
 const CL_FREQ = DIST_FREQ + 32 * 4; // u32[19]
 const LENS = CL_FREQ + 20 * 4; // u8[288 + 32] code lengths (litlen, then dist)
@@ -304,6 +308,9 @@ function parseBand(
   let nt: usize = 0;
   let x: u32 = 0;
   let misses: u32 = 0; // positions since the last match
+  const kbIndex = b * <u32>ks; // index of the band's first key
+  const pos0 = y0 * stride; // page offset of the band's first row
+  const hinfo = (h - 1) << 29;
   // Positions up to the ink extent; matches may run into the white past it as far as keys were built.
   while (x < ext && x + 3 <= stride) {
     const kx = kb + ((<usize>x) << 3);
@@ -324,21 +331,21 @@ function parseBand(
       }
     }
     if (best < max) {
-      const hp = w + HEAD + (hash3(cur, load<u64>(kx + 8), load<u64>(kx + 16)) << 2);
-      const cand = load<u32>(hp);
-      store<u32>(hp, (b << 14) | x);
+      const hp = w + HEAD + (hash3(cur, load<u64>(kx + 8), load<u64>(kx + 16)) << 3);
+      const cand = load<u64>(hp);
+      store<u64>(hp, ((<u64>(hinfo | (kbIndex + x))) << 32) | (<u64>(pos0 + x)));
       // Candidate checks without branches (they go either way at random on text seen for the first
-      // time): an empty slot or a candidate out of reach reads a band and a key that exist, and
-      // only the outcome is branched on.
-      const cb = select<u32>(cand >> 14, b, cand != 0xffffffff);
-      const cx = cand & 0x3fff;
-      const ic = load<u32>(bandsAt + ((<usize>cb) << 3));
-      const d = <i32>((y0 - (ic >> 4)) * stride) + <i32>x - <i32>cx;
-      const ok = ((ic & 15) == h) & (d > 0) & (d <= 32768);
-      const kc = select<usize>(keysAt + <usize>cb * ks * 8 + ((<usize>cx) << 3), kx, ok);
+      // time): the entry holds what they need (no band to look up, no multiply); an empty slot or
+      // a candidate out of reach reads this position's own key, and only the outcome is branched on.
+      const hi = <u32>(cand >> 32);
+      const d = <i32>(pos0 + x) - <i32>(<u32>cand);
+      const ok = (hi >> 29 == h - 1) & (d > 0) & (d <= 32768);
+      const kc = select<usize>(keysAt + ((<usize>(hi & 0x1fffffff)) << 3), kx, ok);
       if (ok & (load<u64>(kc) == cur)) {
-        // Keys of the candidate's band end at its keys' end (cx is below its extent).
-        const kc1 = (load<u32>(bandsAt + ((<usize>cb) << 3), 4) >> 16) - cx;
+        // Keys of the candidate's band end at its keys' end (its column is below its extent).
+        const ci = hi & 0x1fffffff;
+        const cb = ci / <u32>ks;
+        const kc1 = (load<u32>(bandsAt + ((<usize>cb) << 3), 4) >> 16) - (ci - cb * <u32>ks);
         const l = extendCols(kx, kc, max < kc1 ? max : kc1);
         if (l >= MIN_HASH && l > best) {
           best = l;
@@ -503,7 +510,7 @@ function expandBand(
  */
 export function deflatePage(data: usize, n: usize, o: usize, stride: u32, rowDist: u32): usize {
   const w = work;
-  memory.fill(w + HEAD, 0xff, 4 << HASH_BITS);
+  memory.fill(w + HEAD, 0x7f, 8 << HASH_BITS);
   memory.fill(w + LIT_FREQ, 0, 288 * 4 + 32 * 4 + 20 * 4);
   memory.fill(w + LIT4, 0, 4096);
   const S = <usize>stride;
