@@ -12,8 +12,12 @@ import { align16 } from './memory';
 
 /** Work area layout (bytes from workPtr); see workBytes(). */
 const HASH_BITS: u32 = 13;
-const HEAD = 0; // u32[1 << HASH_BITS]: latest column position (band << 14 | x) of each 3-column hash
-const LIT_FREQ = HEAD + (4 << HASH_BITS); // u32[288] literal/length symbol counts
+// u64[1 << HASH_BITS]: the latest column of each 3-column hash: (its band's height − 1) << 61 | its
+// key's index (band × key stride + x; < 2^29, keys being 8 bytes in 32-bit memory) << 32 | its page
+// offset (band's first row × stride + x; < 2^31). Empty slots are bytes 0x7F: offset 0x7F7F7F7F,
+// which is ahead of every position of a page (wasm32 memory holds < 2^31 bytes of page), so out of reach.
+const HEAD = 0;
+const LIT_FREQ = HEAD + (8 << HASH_BITS); // u32[288] literal/length symbol counts
 const DIST_FREQ = LIT_FREQ + 288 * 4; // u32[32]
 const CL_FREQ = DIST_FREQ + 32 * 4; // u32[19]
 const LENS = CL_FREQ + 20 * 4; // u8[288 + 32] code lengths (litlen, then dist)
@@ -110,9 +114,12 @@ function distSym(d: u32): u32 {
     : <u32>load<u8>(work + DIST_SYM + 256 + ((d - 1) >> 7));
 }
 
-/** Literals are counted in one text row of this many (fpnge's sampled histogram); counts are scaled
- *  back up and every byte value gets a code. */
-const LIT_SAMPLE: u32 = 4;
+/** Literals are counted in one text row of this many (fpnge's sampled histogram), and in every text
+ *  row until LIT_MIN have been counted (so that a page whose sampled rows are short or blank still
+ *  gets a table from its own text); counts are scaled to the page's literals and every byte value
+ *  gets a code. */
+const LIT_SAMPLE: u32 = 32;
+const LIT_MIN: u32 = 4096;
 
 /** Shortest match of hash candidates, in columns (bytes per row). */
 const MIN_HASH: u32 = 6;
@@ -235,8 +242,13 @@ function rowsEqual(a: usize, b: usize, s: usize): bool {
   return i == s || !v128.any_true(v128.xor(v128.load(a + s - 16), v128.load(b + s - 16)));
 }
 
+/** Literals counted so far on this page, and bytes covered by matches. */
+let counted: u32 = 0;
+let matched: usize = 0;
+
 /** Counts `k` literal bytes at p (four at a time, into four tables); returns k. */
 function countLits(p: usize, k: u32): u32 {
+  counted += k;
   const f = work + LIT4;
   let i: usize = 0;
   for (; i + 4 <= <usize>k; i += 4) {
@@ -267,6 +279,7 @@ function pushMatch(lit: u32, len: u32, dist: u32): void {
   const ds = distSym(dist);
   store<u32>(q + 4, (ds << 25) | (len << 16) | dist);
   nseq++;
+  matched += len;
   const lf = w + LIT_FREQ + ((257 + <usize>load<u8>(w + LEN_SYM + len)) << 2);
   store<u32>(lf, load<u32>(lf) + 1);
   const df = w + DIST_FREQ + ((<usize>ds) << 2);
@@ -295,6 +308,9 @@ function parseBand(
   let nt: usize = 0;
   let x: u32 = 0;
   let misses: u32 = 0; // positions since the last match
+  const kbIndex = b * <u32>ks; // index of the band's first key
+  const pos0 = y0 * stride; // page offset of the band's first row
+  const hinfo = (h - 1) << 29;
   // Positions up to the ink extent; matches may run into the white past it as far as keys were built.
   while (x < ext && x + 3 <= stride) {
     const kx = kb + ((<usize>x) << 3);
@@ -315,21 +331,21 @@ function parseBand(
       }
     }
     if (best < max) {
-      const hp = w + HEAD + (hash3(cur, load<u64>(kx + 8), load<u64>(kx + 16)) << 2);
-      const cand = load<u32>(hp);
-      store<u32>(hp, (b << 14) | x);
+      const hp = w + HEAD + (hash3(cur, load<u64>(kx + 8), load<u64>(kx + 16)) << 3);
+      const cand = load<u64>(hp);
+      store<u64>(hp, ((<u64>(hinfo | (kbIndex + x))) << 32) | (<u64>(pos0 + x)));
       // Candidate checks without branches (they go either way at random on text seen for the first
-      // time): an empty slot or a candidate out of reach reads a band and a key that exist, and
-      // only the outcome is branched on.
-      const cb = select<u32>(cand >> 14, b, cand != 0xffffffff);
-      const cx = cand & 0x3fff;
-      const ic = load<u32>(bandsAt + ((<usize>cb) << 3));
-      const d = <i32>((y0 - (ic >> 4)) * stride) + <i32>x - <i32>cx;
-      const ok = ((ic & 15) == h) & (d > 0) & (d <= 32768);
-      const kc = select<usize>(keysAt + <usize>cb * ks * 8 + ((<usize>cx) << 3), kx, ok);
+      // time): the entry holds what they need (no band to look up, no multiply); an empty slot or
+      // a candidate out of reach reads this position's own key, and only the outcome is branched on.
+      const hi = <u32>(cand >> 32);
+      const d = <i32>(pos0 + x) - <i32>(<u32>cand);
+      const ok = (hi >> 29 == h - 1) & (d > 0) & (d <= 32768);
+      const kc = select<usize>(keysAt + ((<usize>(hi & 0x1fffffff)) << 3), kx, ok);
       if (ok & (load<u64>(kc) == cur)) {
-        // Keys of the candidate's band end at its keys' end (cx is below its extent).
-        const kc1 = (load<u32>(bandsAt + ((<usize>cb) << 3), 4) >> 16) - cx;
+        // Keys of the candidate's band end at its keys' end (its column is below its extent).
+        const ci = hi & 0x1fffffff;
+        const cb = ci / <u32>ks;
+        const kc1 = (load<u32>(bandsAt + ((<usize>cb) << 3), 4) >> 16) - (ci - cb * <u32>ks);
         const l = extendCols(kx, kc, max < kc1 ? max : kc1);
         if (l >= MIN_HASH && l > best) {
           best = l;
@@ -494,7 +510,7 @@ function expandBand(
  */
 export function deflatePage(data: usize, n: usize, o: usize, stride: u32, rowDist: u32): usize {
   const w = work;
-  memory.fill(w + HEAD, 0xff, 4 << HASH_BITS);
+  memory.fill(w + HEAD, 0x7f, 8 << HASH_BITS);
   memory.fill(w + LIT_FREQ, 0, 288 * 4 + 32 * 4 + 20 * 4);
   memory.fill(w + LIT4, 0, 4096);
   const S = <usize>stride;
@@ -511,6 +527,8 @@ export function deflatePage(data: usize, n: usize, o: usize, stride: u32, rowDis
 
   nseq = 0;
   carry = 0;
+  counted = 0;
+  matched = 0;
   let lit: u32 = 0; // literals since the last match
   for (let b: u32 = 0; b < nbands; b++) {
     const info = load<u32>(bandsAt + ((<usize>b) << 3));
@@ -540,17 +558,18 @@ export function deflatePage(data: usize, n: usize, o: usize, stride: u32, rowDis
       }
     }
     const nt = parseBand(b, y0, h, kb, ka, aboveDist, stride, ks, ext, kend, kendA);
-    const sampled = (b / perRow) % LIT_SAMPLE == 0;
+    const sampled = (b / perRow) % LIT_SAMPLE == 0 || counted < LIT_MIN;
     lit = expandBand(data, stride, y0, h, nt, lit, aboveDist, <u32>(n - <usize>y0 * S), sampled, ext, extA);
   }
   const ns = nseq;
   const seqs = seqsAt;
+  // Sampled counts scaled by the page's literals ÷ those counted (16.16 fixed point: integers only),
+  // plus 1 so that a literal the sample missed still has a code.
+  const scale: u64 = counted != 0 ? ((<u64>(n - matched)) << 16) / <u64>counted : 0;
   for (let b: usize = 0; b < 256; b++) {
     const f = w + LIT4 + (b << 2);
-    store<u32>(
-      w + LIT_FREQ + (b << 2),
-      (load<u32>(f) + load<u32>(f, 1024) + load<u32>(f, 2048) + load<u32>(f, 3072)) * LIT_SAMPLE + 1,
-    );
+    const c = load<u32>(f) + load<u32>(f, 1024) + load<u32>(f, 2048) + load<u32>(f, 3072);
+    store<u32>(w + LIT_FREQ + (b << 2), <u32>((<u64>c * scale) >> 16) + 1);
   }
   store<u32>(w + LIT_FREQ + (256 << 2), 1); // end of block
 
