@@ -11,11 +11,18 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { deflateSync } from 'node:zlib';
+import { Worker } from 'node:worker_threads';
 import { Bench } from 'tinybench';
 import { parseVariant, render } from '../src/render/index.js';
 import { WASM_BYTES } from '../src/render/generated/wasm.js';
 import { assemblePng } from '../src/render/png.js';
-import { loadWasmCore, type CoreDeflate, type WasmPageOptions } from '../src/render/wasm.js';
+import {
+  loadWasmCore,
+  wasmModule,
+  type CoreDeflate,
+  type Utf8Text,
+  type WasmPageOptions,
+} from '../src/render/wasm.js';
 import { englishProse, serviceLog, sourceCode } from './corpus.js';
 import type { BenchResult, BenchSuite } from './suite.js';
 
@@ -166,6 +173,78 @@ function cpuMs(): number {
 }
 
 /**
+ * The ceiling of the `pool` suite: a thread that renders pages [from, to) of a text on its own core,
+ * started from the layout state of `from` (taken once, before the clock), with no count, no chunks
+ * and one message at the end (the PNGs in one transferred buffer, as the pool sends a chunk). Two of
+ * them on two halves against one on all the pages is the speed-up the hardware allows this workload.
+ * Always the built core (dist/): the pool's own code is not what it measures.
+ */
+const CEILING_WORKER = (wasm: string): string => `
+const { parentPort, workerData } = require('node:worker_threads');
+import(${JSON.stringify(wasm)}).then(async ({ loadWasmCoreFrom }) => {
+  const core = await loadWasmCoreFrom(workerData.module);
+  let size = 1 << 20;
+  parentPort.on('message', ({ text, options, mode, from, to, state }) => {
+    const run = core.pages(text, options);
+    if (state) run.restore(state, from);
+    let out = Buffer.allocUnsafeSlow(size);
+    let bytes = 0;
+    const pages = run[Symbol.iterator]();
+    let page = from;
+    for (; page < to; page++) {
+      const step = pages.next();
+      if (step.done) break;
+      const png = step.value.pngView(mode);
+      if (bytes + png.length > out.length) {
+        const grown = Buffer.allocUnsafeSlow(2 * (bytes + png.length));
+        out.copy(grown, 0, 0, bytes);
+        out = grown;
+      }
+      out.set(png, bytes);
+      bytes += png.length;
+    }
+    size = Math.max(size, Math.ceil(bytes * 1.1));
+    const png = new Uint8Array(out.buffer, out.byteOffset, bytes);
+    parentPort.postMessage({ png, pages: page - from }, [out.buffer]);
+  });
+  parentPort.postMessage('ready');
+});
+`;
+
+interface CeilingThread {
+  render(job: { from: number; to: number; state: Int32Array | null }): Promise<Uint8Array>;
+  close(): Promise<number>;
+}
+
+async function ceilingThread(
+  wasmUrl: string,
+  text: Utf8Text,
+  options: WasmPageOptions,
+  mode: CoreDeflate,
+): Promise<CeilingThread> {
+  const worker = new Worker(CEILING_WORKER(wasmUrl), {
+    eval: true,
+    workerData: { module: await wasmModule() },
+  });
+  await new Promise<void>((resolve, reject) => {
+    worker.once('message', () => resolve());
+    worker.once('error', reject);
+  });
+  return {
+    render: ({ from, to, state }) =>
+      new Promise((resolve, reject) => {
+        worker.once('message', (m: { png: Uint8Array; pages: number }) =>
+          m.pages === to - from
+            ? resolve(m.png)
+            : reject(new Error(`ceiling: expected ${to - from} pages from ${from}, found ${m.pages}`)),
+        );
+        worker.postMessage({ text, options, mode, from, to, state });
+      }),
+    close: () => worker.terminate(),
+  };
+}
+
+/**
  * `pool`: ~200 pages, `render()` on this thread vs the worker pool (one worker per core), alternated
  * call by call in one run so that a change of machine load hits both alike. The pool is warmed first
  * (its start-up is its own row figure); wall-clock medians give the speed-up, process CPU (all
@@ -205,36 +284,68 @@ const poolSuite: BenchSuite = {
     try {
       await pool.warm();
       const startupMs = performance.now() - started;
+      const wasmUrl = new URL('../dist/render/wasm.js', import.meta.url).href;
+      const o = pageOptions({ variant: '4x6', ...shape });
+      // The ceiling's text, encoded once into shared memory (as the pool shares it), and the layout
+      // state of the second half's first page.
+      const utf8 = new Uint8Array(new SharedArrayBuffer(Buffer.byteLength(text)));
+      new TextEncoder().encodeInto(text, utf8);
+      const shared: Utf8Text = { utf8 };
+      const states: Int32Array[] = [];
+      const total = core.pages(shared, o).layOut(2 ** 31 - 2, (state) => void states.push(state.slice()));
+      const half = total >> 1;
       for (const compression of ['default', 'fastest'] as const) {
         const options = { shape, cell: '4x6' as const, compression };
+        const mode = compression === 'fastest' ? 'stored' : 'deflate';
+        const threads = [
+          await ceilingThread(wasmUrl, shared, o, mode),
+          await ceilingThread(wasmUrl, shared, o, mode),
+        ];
+        const one = (): Promise<Uint8Array[]> =>
+          Promise.all([threads[0]!.render({ from: 0, to: total, state: null })]);
+        const two = (): Promise<Uint8Array[]> =>
+          Promise.all([
+            threads[0]!.render({ from: 0, to: half, state: null }),
+            threads[1]!.render({ from: half, to: total, state: states[half]! }),
+          ]);
         const serial = await render(text, { ...options, engine: 'wasm' });
         const parallel = await pool.render(text, options);
+        const all = Buffer.concat(serial.pages.map((p) => p.png));
         const same =
           serial.pages.length === parallel.pages.length &&
-          serial.pages.every((p, i) => Buffer.compare(p.png, parallel.pages[i]!.png) === 0);
+          serial.pages.every((p, i) => Buffer.compare(p.png, parallel.pages[i]!.png) === 0) &&
+          Buffer.compare(Buffer.concat(await one()), all) === 0 &&
+          Buffer.compare(Buffer.concat(await two()), all) === 0;
         if (!same) throw new Error(`pool (${compression}): bytes differ from render()`);
-        const runs: Record<'serial' | 'pool', { wall: number[]; cpu: number[] }> = {
-          serial: { wall: [], cpu: [] },
-          pool: { wall: [], cpu: [] },
-        };
-        const calls = {
+        type Name = 'serial' | 'pool' | 'one' | 'two';
+        const names: Name[] = ['serial', 'pool', 'one', 'two'];
+        const runs = Object.fromEntries(names.map((n) => [n, { wall: [] as number[], cpu: [] as number[] }]));
+        const calls: Record<Name, () => Promise<unknown>> = {
           serial: () => render(text, { ...options, engine: 'wasm' }),
           pool: () => pool.render(text, options),
+          one,
+          two,
         };
         for (let i = 0; i < (ctx.quick ? 2 : 15); i++) {
-          for (const name of i % 2 ? (['pool', 'serial'] as const) : (['serial', 'pool'] as const)) {
+          // Each in every position of the order in turn, so that none always follows the same one.
+          for (let j = 0; j < names.length; j++) {
+            const name = names[(i + j) % names.length]!;
             const [t, c] = [performance.now(), cpuMs()];
             await calls[name]();
-            runs[name].wall.push(performance.now() - t);
-            runs[name].cpu.push(cpuMs() - c);
+            runs[name]!.wall.push(performance.now() - t);
+            runs[name]!.cpu.push(cpuMs() - c);
           }
         }
-        const wall = { serial: median(runs.serial.wall), pool: median(runs.pool.wall) };
-        const cpu = { serial: median(runs.serial.cpu), pool: median(runs.pool.cpu) };
+        await Promise.all(threads.map((t) => t.close()));
+        const wall = Object.fromEntries(names.map((n) => [n, median(runs[n]!.wall)])) as Record<Name, number>;
+        const cpu = Object.fromEntries(names.map((n) => [n, median(runs[n]!.cpu)])) as Record<Name, number>;
         const speedup = wall.serial / wall.pool;
+        const ceiling = wall.one / wall.two;
         ctx.log(
-          `${compression}, ${serial.pages.length} pages: serial ${wall.serial.toFixed(0)} ms (cpu ${cpu.serial.toFixed(0)}), ` +
-            `pool of ${cores} ${wall.pool.toFixed(0)} ms (cpu ${cpu.pool.toFixed(0)}), ${speedup.toFixed(2)}×`,
+          `${compression}, ${serial.pages.length} pages: serial ${wall.serial.toFixed(1)} ms (cpu ${cpu.serial.toFixed(1)}), ` +
+            `pool of ${cores} ${wall.pool.toFixed(1)} ms (cpu ${cpu.pool.toFixed(1)}), ${speedup.toFixed(2)}×; ` +
+            `ceiling: one thread ${wall.one.toFixed(1)} ms, two halves ${wall.two.toFixed(1)} ms (cpu ${cpu.two.toFixed(1)}), ` +
+            `${ceiling.toFixed(2)}×; pool ÷ ceiling ${(speedup / ceiling).toFixed(2)}`,
         );
         rows.push({
           suite: 'pool',
@@ -245,8 +356,15 @@ const poolSuite: BenchSuite = {
           poolMs: round(wall.pool, 1),
           speedup: round(speedup, 2),
           speedupPerCore: round(speedup / cores, 2),
+          // Two threads on two halves, nothing shared but the text, vs one thread on all the pages
+          // (same core code, same bytes): what this machine allows this workload, measured.
+          oneThreadMs: round(wall.one, 1),
+          twoHalvesMs: round(wall.two, 1),
+          ceiling: round(ceiling, 2),
+          ofCeiling: round(speedup / ceiling, 2),
           serialCpuMs: round(cpu.serial, 1),
           poolCpuMs: round(cpu.pool, 1),
+          twoHalvesCpuMs: round(cpu.two, 1),
           // CPU the pool spends per CPU of the serial path (workers' start-up excluded: warmed).
           cpuOverhead: round(cpu.pool / cpu.serial, 2),
           // The speed-up its CPU allows on idle cores: an upper bound, not a measurement.
