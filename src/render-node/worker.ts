@@ -28,6 +28,7 @@ import {
   STATUS,
   stop,
   STOPPED,
+  waitText,
 } from './chunks.js';
 
 /**
@@ -38,7 +39,10 @@ import {
 export interface PoolJob {
   kind: 'render';
   id: number;
-  /** UTF-8 over a SharedArrayBuffer (one copy for all workers), or the string if it has lone surrogates. */
+  /**
+   * UTF-8 over a SharedArrayBuffer (one copy for all workers; its first `ctl[TEXT]` bytes, once the
+   * calling thread has written them), or the string if it has lone surrogates.
+   */
   text: string | Utf8Text;
   options: WasmPageOptions;
   mode: 'deflate' | 'stored';
@@ -117,7 +121,7 @@ if (port) {
       held[0] = job.id;
       held[1] = k;
       if (run === undefined) {
-        run = c.pages(job.text, job.options);
+        run = c.pages(textOf(job), job.options);
         pages = run[Symbol.iterator]();
         at = 0;
       }
@@ -229,7 +233,7 @@ if (port) {
     const { ctl } = job;
     held[0] = job.id;
     held[1] = -1;
-    const run = c.pages(job.text, job.options);
+    const run = c.pages(textOf(job), job.options);
     let states = new Int32Array(64 * LAYOUT_STATE_INTS);
     const limit = job.maxPages === Infinity ? 2 ** 31 - 2 : job.maxPages + 1;
     const pages = run.layOut(limit, (state, p) => {
@@ -255,6 +259,14 @@ if (port) {
     publish(ctl, pages, bounds);
     port!.postMessage({ kind: 'counted', id: job.id, pages } satisfies PoolReply);
     return run;
+  };
+
+  /** The render's text: the string, or its UTF-8 bytes once the calling thread has written them. */
+  const textOf = (job: PoolJob): string | Utf8Text => {
+    if (typeof job.text === 'string') return job.text;
+    const bytes = waitText(job.ctl);
+    if (bytes < 0) throw new Error('the text was not written');
+    return { utf8: job.text.utf8.subarray(0, bytes) };
   };
 
   /** Waits for the count; false if the render stopped instead. */
