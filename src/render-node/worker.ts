@@ -264,7 +264,8 @@ if (port) {
   /** The render's text: the string, or its UTF-8 bytes once the calling thread has written them. */
   const textOf = (job: PoolJob): string | Utf8Text => {
     if (typeof job.text === 'string') return job.text;
-    const bytes = waitText(job.ctl);
+    // The lead spins (up to 2 ms) rather than sleep: its first page starts as soon as the text is in.
+    const bytes = waitText(job.ctl, job.role === 'lead' || job.role === 'lead+count' ? 2 : 0);
     if (bytes < 0) throw new Error('the text was not written');
     return { utf8: job.text.utf8.subarray(0, bytes) };
   };
