@@ -8,7 +8,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { deflateSync } from 'node:zlib';
 import { Worker } from 'node:worker_threads';
@@ -173,6 +173,54 @@ function cpuMs(): number {
 }
 
 /**
+ * CPU milliseconds of each thread of this process so far (Linux: /proc/self/task/<tid>/stat, utime +
+ * stime in clock ticks of 10 ms; empty elsewhere). Node's worker threads and V8's background threads
+ * (GC, compilation) are threads of the process, so this says where a render's CPU goes.
+ */
+function threadCpuMs(): Map<string, number> {
+  const cpu = new Map<string, number>();
+  if (process.platform !== 'linux') return cpu;
+  for (const tid of readdirSync('/proc/self/task')) {
+    try {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      cpu.set(tid, (Number(f[11]) + Number(f[12])) * 10);
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return cpu;
+}
+
+/** Per-thread CPU summed over the calls of one kind: thread id → ms. */
+function addThreadCpu(
+  into: Map<string, number>,
+  before: Map<string, number>,
+  after: Map<string, number>,
+): void {
+  for (const [tid, ms] of after) into.set(tid, (into.get(tid) ?? 0) + ms - (before.get(tid) ?? 0));
+}
+
+/**
+ * Per-call CPU of the calling thread, of the threads that did most of the work (a fifth of the
+ * calls' CPU or more: the pool's workers, the ceiling's threads), and of the rest (V8's background
+ * threads, libuv). Ticks of 10 ms: meaningful over tens of calls only.
+ */
+function splitThreadCpu(
+  cpu: Map<string, number>,
+  calls: number,
+): { calling: number; workers: number; other: number } {
+  const total = [...cpu.values()].reduce((a, b) => a + b, 0);
+  const split = { calling: 0, workers: 0, other: 0 };
+  for (const [tid, ms] of cpu) {
+    if (tid === String(process.pid)) split.calling += ms;
+    else if (ms >= total / 5) split.workers += ms;
+    else split.other += ms;
+  }
+  return { calling: split.calling / calls, workers: split.workers / calls, other: split.other / calls };
+}
+
+/**
  * The ceiling of the `pool` suite: a thread that renders pages [from, to) of a text on its own core,
  * started from the layout state of `from` (taken once, before the clock), with no count, no chunks
  * and one message at the end (the PNGs in one transferred buffer, as the pool sends a chunk). Two of
@@ -319,33 +367,44 @@ const poolSuite: BenchSuite = {
         if (!same) throw new Error(`pool (${compression}): bytes differ from render()`);
         type Name = 'serial' | 'pool' | 'one' | 'two';
         const names: Name[] = ['serial', 'pool', 'one', 'two'];
-        const runs = Object.fromEntries(names.map((n) => [n, { wall: [] as number[], cpu: [] as number[] }]));
+        const runs = Object.fromEntries(
+          names.map((n) => [
+            n,
+            { wall: [] as number[], cpu: [] as number[], threads: new Map<string, number>() },
+          ]),
+        );
         const calls: Record<Name, () => Promise<unknown>> = {
           serial: () => render(text, { ...options, engine: 'wasm' }),
           pool: () => pool.render(text, options),
           one,
           two,
         };
-        for (let i = 0; i < (ctx.quick ? 2 : 15); i++) {
+        for (let i = 0; i < (ctx.quick ? 2 : 25); i++) {
           // Each in every position of the order in turn, so that none always follows the same one.
           for (let j = 0; j < names.length; j++) {
             const name = names[(i + j) % names.length]!;
-            const [t, c] = [performance.now(), cpuMs()];
+            const [t, c, before] = [performance.now(), cpuMs(), threadCpuMs()];
             await calls[name]();
             runs[name]!.wall.push(performance.now() - t);
             runs[name]!.cpu.push(cpuMs() - c);
+            addThreadCpu(runs[name]!.threads, before, threadCpuMs());
           }
         }
         await Promise.all(threads.map((t) => t.close()));
         const wall = Object.fromEntries(names.map((n) => [n, median(runs[n]!.wall)])) as Record<Name, number>;
         const cpu = Object.fromEntries(names.map((n) => [n, median(runs[n]!.cpu)])) as Record<Name, number>;
+        const measured = runs.serial!.wall.length;
+        const byThread = Object.fromEntries(
+          names.map((n) => [n, splitThreadCpu(runs[n]!.threads, measured)]),
+        ) as Record<Name, ReturnType<typeof splitThreadCpu>>;
         const speedup = wall.serial / wall.pool;
         const ceiling = wall.one / wall.two;
         ctx.log(
           `${compression}, ${serial.pages.length} pages: serial ${wall.serial.toFixed(1)} ms (cpu ${cpu.serial.toFixed(1)}), ` +
             `pool of ${cores} ${wall.pool.toFixed(1)} ms (cpu ${cpu.pool.toFixed(1)}), ${speedup.toFixed(2)}×; ` +
             `ceiling: one thread ${wall.one.toFixed(1)} ms, two halves ${wall.two.toFixed(1)} ms (cpu ${cpu.two.toFixed(1)}), ` +
-            `${ceiling.toFixed(2)}×; pool ÷ ceiling ${(speedup / ceiling).toFixed(2)}`,
+            `${ceiling.toFixed(2)}×; pool ÷ ceiling ${(speedup / ceiling).toFixed(2)}; pool CPU by thread: calling ` +
+            `${byThread.pool.calling.toFixed(1)}, workers ${byThread.pool.workers.toFixed(1)}, other ${byThread.pool.other.toFixed(1)} ms`,
         );
         rows.push({
           suite: 'pool',
@@ -365,6 +424,17 @@ const poolSuite: BenchSuite = {
           serialCpuMs: round(cpu.serial, 1),
           poolCpuMs: round(cpu.pool, 1),
           twoHalvesCpuMs: round(cpu.two, 1),
+          oneThreadCpuMs: round(cpu.one, 1),
+          // Mean CPU per call by thread (/proc, Linux): the calling thread, the threads doing the work
+          // (the pool's workers; the ceiling's two threads), everything else (V8's GC and compiler
+          // threads, libuv).
+          poolCallingMs: round(byThread.pool.calling, 1),
+          poolWorkersMs: round(byThread.pool.workers, 1),
+          poolOtherMs: round(byThread.pool.other, 1),
+          twoHalvesWorkersMs: round(byThread.two.workers, 1),
+          twoHalvesOtherMs: round(byThread.two.calling + byThread.two.other, 1),
+          serialCallingMs: round(byThread.serial.calling, 1),
+          serialOtherMs: round(byThread.serial.other + byThread.serial.workers, 1),
           // CPU the pool spends per CPU of the serial path (workers' start-up excluded: warmed).
           cpuOverhead: round(cpu.pool / cpu.serial, 2),
           // The speed-up its CPU allows on idle cores: an upper bound, not a measurement.
