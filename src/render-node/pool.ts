@@ -390,8 +390,11 @@ export class RenderPool {
   }
 }
 
-/** The largest text buffer a pool keeps between renders. */
-const SPARE_MAX = 64 * 1024 * 1024;
+/**
+ * The largest text buffer a pool keeps between renders: room for a text of 64 Mi UTF-16 units at 3
+ * bytes each (only the bytes a render wrote are ever resident).
+ */
+const SPARE_MAX = 3 * 64 * 1024 * 1024;
 
 const encoder = new TextEncoder();
 
