@@ -8,14 +8,21 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { deflateSync } from 'node:zlib';
+import { Worker } from 'node:worker_threads';
 import { Bench } from 'tinybench';
 import { parseVariant, render } from '../src/render/index.js';
 import { WASM_BYTES } from '../src/render/generated/wasm.js';
 import { assemblePng } from '../src/render/png.js';
-import { loadWasmCore, type CoreDeflate, type WasmPageOptions } from '../src/render/wasm.js';
+import {
+  loadWasmCore,
+  wasmModule,
+  type CoreDeflate,
+  type Utf8Text,
+  type WasmPageOptions,
+} from '../src/render/wasm.js';
 import { englishProse, serviceLog, sourceCode } from './corpus.js';
 import type { BenchResult, BenchSuite } from './suite.js';
 
@@ -166,6 +173,135 @@ function cpuMs(): number {
 }
 
 /**
+ * CPU milliseconds of each thread of this process so far (Linux: /proc/self/task/<tid>/stat, utime +
+ * stime in clock ticks of 10 ms; empty elsewhere). Node's worker threads and V8's background threads
+ * (GC, compilation) are threads of the process, so this says where a render's CPU goes.
+ */
+function threadCpuMs(): Map<string, number> {
+  const cpu = new Map<string, number>();
+  if (process.platform !== 'linux') return cpu;
+  for (const tid of readdirSync('/proc/self/task')) {
+    try {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      cpu.set(tid, (Number(f[11]) + Number(f[12])) * 10);
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return cpu;
+}
+
+/** Per-thread CPU summed over the calls of one kind: thread id → ms. */
+function addThreadCpu(
+  into: Map<string, number>,
+  before: Map<string, number>,
+  after: Map<string, number>,
+): void {
+  for (const [tid, ms] of after) into.set(tid, (into.get(tid) ?? 0) + ms - (before.get(tid) ?? 0));
+}
+
+/**
+ * Per-call CPU of the calling thread, of the threads that did most of the work (a fifth of the
+ * calls' CPU or more: the pool's workers, the ceiling's threads), and of the rest (V8's background
+ * threads, libuv). Ticks of 10 ms: meaningful over tens of calls only.
+ */
+function splitThreadCpu(
+  cpu: Map<string, number>,
+  calls: number,
+): { calling: number; workers: number; other: number } {
+  const total = [...cpu.values()].reduce((a, b) => a + b, 0);
+  const split = { calling: 0, workers: 0, other: 0 };
+  for (const [tid, ms] of cpu) {
+    if (tid === String(process.pid)) split.calling += ms;
+    else if (ms >= total / 5) split.workers += ms;
+    else split.other += ms;
+  }
+  return { calling: split.calling / calls, workers: split.workers / calls, other: split.other / calls };
+}
+
+/**
+ * The ceiling of the `pool` suite: a thread that renders pages [from, to) of a text on its own core,
+ * started from the layout state of `from` (taken once, before the clock), with no count, no chunks
+ * and one message at the end. Its PNGs go into one buffer it keeps from call to call (no fresh memory
+ * to fault in, nothing for the calling thread to collect); a first call transfers them to check the
+ * bytes. Two of them on two halves against one on all the pages is the speed-up the hardware allows
+ * this workload: an upper bound for a pool, which must hand over new buffers.
+ * Always the built core (dist/): the pool's own code is not what it measures.
+ */
+const CEILING_WORKER = (wasm: string): string => `
+const { parentPort, workerData } = require('node:worker_threads');
+import(${JSON.stringify(wasm)}).then(async ({ loadWasmCoreFrom }) => {
+  const core = await loadWasmCoreFrom(workerData.module);
+  let size = 1 << 20;
+  let kept = Buffer.alloc(0);
+  parentPort.on('message', ({ text, options, mode, from, to, state, keep }) => {
+    const run = core.pages(text, options);
+    if (state) run.restore(state, from);
+    let out = keep && kept.length >= size ? kept : Buffer.allocUnsafeSlow(size);
+    let bytes = 0;
+    const pages = run[Symbol.iterator]();
+    let page = from;
+    for (; page < to; page++) {
+      const step = pages.next();
+      if (step.done) break;
+      const png = step.value.pngView(mode);
+      if (bytes + png.length > out.length) {
+        const grown = Buffer.allocUnsafeSlow(2 * (bytes + png.length));
+        out.copy(grown, 0, 0, bytes);
+        out = grown;
+      }
+      out.set(png, bytes);
+      bytes += png.length;
+    }
+    size = Math.max(size, Math.ceil(bytes * 1.1));
+    if (keep) {
+      kept = out;
+      parentPort.postMessage({ png: new Uint8Array(0), pages: page - from });
+      return;
+    }
+    const png = new Uint8Array(out.buffer, out.byteOffset, bytes);
+    parentPort.postMessage({ png, pages: page - from }, [out.buffer]);
+  });
+  parentPort.postMessage('ready');
+});
+`;
+
+interface CeilingThread {
+  /** The pages' PNGs one after another; with `keep`, none (the thread keeps them in its own buffer). */
+  render(job: { from: number; to: number; state: Int32Array | null; keep?: boolean }): Promise<Uint8Array>;
+  close(): Promise<number>;
+}
+
+async function ceilingThread(
+  wasmUrl: string,
+  text: Utf8Text,
+  options: WasmPageOptions,
+  mode: CoreDeflate,
+): Promise<CeilingThread> {
+  const worker = new Worker(CEILING_WORKER(wasmUrl), {
+    eval: true,
+    workerData: { module: await wasmModule() },
+  });
+  await new Promise<void>((resolve, reject) => {
+    worker.once('message', () => resolve());
+    worker.once('error', reject);
+  });
+  return {
+    render: ({ from, to, state, keep = false }) =>
+      new Promise((resolve, reject) => {
+        worker.once('message', (m: { png: Uint8Array; pages: number }) =>
+          m.pages === to - from
+            ? resolve(m.png)
+            : reject(new Error(`ceiling: expected ${to - from} pages from ${from}, found ${m.pages}`)),
+        );
+        worker.postMessage({ text, options, mode, from, to, state, keep });
+      }),
+    close: () => worker.terminate(),
+  };
+}
+
+/**
  * `pool`: ~200 pages, `render()` on this thread vs the worker pool (one worker per core), alternated
  * call by call in one run so that a change of machine load hits both alike. The pool is warmed first
  * (its start-up is its own row figure); wall-clock medians give the speed-up, process CPU (all
@@ -205,36 +341,79 @@ const poolSuite: BenchSuite = {
     try {
       await pool.warm();
       const startupMs = performance.now() - started;
+      const wasmUrl = new URL('../dist/render/wasm.js', import.meta.url).href;
+      const o = pageOptions({ variant: '4x6', ...shape });
+      // The ceiling's text, encoded once into shared memory (as the pool shares it), and the layout
+      // state of the second half's first page.
+      const utf8 = new Uint8Array(new SharedArrayBuffer(Buffer.byteLength(text)));
+      new TextEncoder().encodeInto(text, utf8);
+      const shared: Utf8Text = { utf8 };
+      const states: Int32Array[] = [];
+      const total = core.pages(shared, o).layOut(2 ** 31 - 2, (state) => void states.push(state.slice()));
+      const half = total >> 1;
       for (const compression of ['default', 'fastest'] as const) {
         const options = { shape, cell: '4x6' as const, compression };
+        const mode = compression === 'fastest' ? 'stored' : 'deflate';
+        const threads = [
+          await ceilingThread(wasmUrl, shared, o, mode),
+          await ceilingThread(wasmUrl, shared, o, mode),
+        ];
+        const one = (keep = true): Promise<Uint8Array[]> =>
+          Promise.all([threads[0]!.render({ from: 0, to: total, state: null, keep })]);
+        const two = (keep = true): Promise<Uint8Array[]> =>
+          Promise.all([
+            threads[0]!.render({ from: 0, to: half, state: null, keep }),
+            threads[1]!.render({ from: half, to: total, state: states[half]!, keep }),
+          ]);
         const serial = await render(text, { ...options, engine: 'wasm' });
         const parallel = await pool.render(text, options);
+        const all = Buffer.concat(serial.pages.map((p) => p.png));
         const same =
           serial.pages.length === parallel.pages.length &&
-          serial.pages.every((p, i) => Buffer.compare(p.png, parallel.pages[i]!.png) === 0);
+          serial.pages.every((p, i) => Buffer.compare(p.png, parallel.pages[i]!.png) === 0) &&
+          Buffer.compare(Buffer.concat(await one(false)), all) === 0 &&
+          Buffer.compare(Buffer.concat(await two(false)), all) === 0;
         if (!same) throw new Error(`pool (${compression}): bytes differ from render()`);
-        const runs: Record<'serial' | 'pool', { wall: number[]; cpu: number[] }> = {
-          serial: { wall: [], cpu: [] },
-          pool: { wall: [], cpu: [] },
-        };
-        const calls = {
+        type Name = 'serial' | 'pool' | 'one' | 'two';
+        const names: Name[] = ['serial', 'pool', 'one', 'two'];
+        const runs = Object.fromEntries(
+          names.map((n) => [
+            n,
+            { wall: [] as number[], cpu: [] as number[], threads: new Map<string, number>() },
+          ]),
+        );
+        const calls: Record<Name, () => Promise<unknown>> = {
           serial: () => render(text, { ...options, engine: 'wasm' }),
           pool: () => pool.render(text, options),
+          one,
+          two,
         };
-        for (let i = 0; i < (ctx.quick ? 2 : 15); i++) {
-          for (const name of i % 2 ? (['pool', 'serial'] as const) : (['serial', 'pool'] as const)) {
-            const [t, c] = [performance.now(), cpuMs()];
+        for (let i = 0; i < (ctx.quick ? 2 : 25); i++) {
+          // Each in every position of the order in turn, so that none always follows the same one.
+          for (let j = 0; j < names.length; j++) {
+            const name = names[(i + j) % names.length]!;
+            const [t, c, before] = [performance.now(), cpuMs(), threadCpuMs()];
             await calls[name]();
-            runs[name].wall.push(performance.now() - t);
-            runs[name].cpu.push(cpuMs() - c);
+            runs[name]!.wall.push(performance.now() - t);
+            runs[name]!.cpu.push(cpuMs() - c);
+            addThreadCpu(runs[name]!.threads, before, threadCpuMs());
           }
         }
-        const wall = { serial: median(runs.serial.wall), pool: median(runs.pool.wall) };
-        const cpu = { serial: median(runs.serial.cpu), pool: median(runs.pool.cpu) };
+        await Promise.all(threads.map((t) => t.close()));
+        const wall = Object.fromEntries(names.map((n) => [n, median(runs[n]!.wall)])) as Record<Name, number>;
+        const cpu = Object.fromEntries(names.map((n) => [n, median(runs[n]!.cpu)])) as Record<Name, number>;
+        const measured = runs.serial!.wall.length;
+        const byThread = Object.fromEntries(
+          names.map((n) => [n, splitThreadCpu(runs[n]!.threads, measured)]),
+        ) as Record<Name, ReturnType<typeof splitThreadCpu>>;
         const speedup = wall.serial / wall.pool;
+        const ceiling = wall.one / wall.two;
         ctx.log(
-          `${compression}, ${serial.pages.length} pages: serial ${wall.serial.toFixed(0)} ms (cpu ${cpu.serial.toFixed(0)}), ` +
-            `pool of ${cores} ${wall.pool.toFixed(0)} ms (cpu ${cpu.pool.toFixed(0)}), ${speedup.toFixed(2)}×`,
+          `${compression}, ${serial.pages.length} pages: serial ${wall.serial.toFixed(1)} ms (cpu ${cpu.serial.toFixed(1)}), ` +
+            `pool of ${cores} ${wall.pool.toFixed(1)} ms (cpu ${cpu.pool.toFixed(1)}), ${speedup.toFixed(2)}×; ` +
+            `ceiling: one thread ${wall.one.toFixed(1)} ms, two halves ${wall.two.toFixed(1)} ms (cpu ${cpu.two.toFixed(1)}), ` +
+            `${ceiling.toFixed(2)}×; pool ÷ ceiling ${(speedup / ceiling).toFixed(2)}; pool CPU by thread: calling ` +
+            `${byThread.pool.calling.toFixed(1)}, workers ${byThread.pool.workers.toFixed(1)}, other ${byThread.pool.other.toFixed(1)} ms`,
         );
         rows.push({
           suite: 'pool',
@@ -245,8 +424,26 @@ const poolSuite: BenchSuite = {
           poolMs: round(wall.pool, 1),
           speedup: round(speedup, 2),
           speedupPerCore: round(speedup / cores, 2),
+          // Two threads on two halves, nothing shared but the text, vs one thread on all the pages
+          // (same core code, same bytes): what this machine allows this workload, measured.
+          oneThreadMs: round(wall.one, 1),
+          twoHalvesMs: round(wall.two, 1),
+          ceiling: round(ceiling, 2),
+          ofCeiling: round(speedup / ceiling, 2),
           serialCpuMs: round(cpu.serial, 1),
           poolCpuMs: round(cpu.pool, 1),
+          twoHalvesCpuMs: round(cpu.two, 1),
+          oneThreadCpuMs: round(cpu.one, 1),
+          // Mean CPU per call by thread (/proc, Linux): the calling thread, the threads doing the work
+          // (the pool's workers; the ceiling's two threads), everything else (V8's GC and compiler
+          // threads, libuv).
+          poolCallingMs: round(byThread.pool.calling, 1),
+          poolWorkersMs: round(byThread.pool.workers, 1),
+          poolOtherMs: round(byThread.pool.other, 1),
+          twoHalvesWorkersMs: round(byThread.two.workers, 1),
+          twoHalvesOtherMs: round(byThread.two.calling + byThread.two.other, 1),
+          serialCallingMs: round(byThread.serial.calling, 1),
+          serialOtherMs: round(byThread.serial.other + byThread.serial.workers, 1),
           // CPU the pool spends per CPU of the serial path (workers' start-up excluded: warmed).
           cpuOverhead: round(cpu.pool / cpu.serial, 2),
           // The speed-up its CPU allows on idle cores: an upper bound, not a measurement.

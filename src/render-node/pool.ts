@@ -1,8 +1,9 @@
 /**
  * `glyphfold/render/node`: pages rendered on worker threads (Node only; `glyphfold/render` stays
  * edge-safe and imports nothing from here). The WASM module is compiled once in this thread and
- * posted to every worker. A text is encoded to UTF-8 once, into a SharedArrayBuffer all workers read
- * (no clone of the string per worker), and posted at once: one worker renders from page 0 while
+ * posted to every worker. A render is posted at once, then its text encoded to UTF-8 once, into a
+ * SharedArrayBuffer all workers read (no clone of the string per worker; they wake while it is
+ * encoded): one worker renders from page 0 while
  * another counts the pages (layout only), cuts them into chunks that shrink towards the end (guided
  * scheduling) and publishes each chunk's first-page layout state in a shared control block
  * (chunks.ts). Each worker takes the next chunk from a shared atomic counter, so a worker that gets
@@ -24,7 +25,19 @@ import {
 } from '../render/index.js';
 import { layoutGeometry } from '../render/reference.js';
 import { wasmModule, type Utf8Text } from '../render/wasm.js';
-import { CHUNKS, CLAIM, controlBlock, COUNTING, PAGES, READY, STATUS, stop, BOUNDS_AT } from './chunks.js';
+import {
+  BOUNDS_AT,
+  CHUNKS,
+  CLAIM,
+  controlBlock,
+  COUNTING,
+  PAGES,
+  READY,
+  STATUS,
+  stop,
+  TEXT_FAILED,
+  textWritten,
+} from './chunks.js';
 import type { HeldSlot, PoolJob, PoolReply, PoolWarm } from './worker.js';
 
 export { chunkBounds } from './chunks.js';
@@ -146,7 +159,12 @@ export class RenderPool {
       spacing: g.spacing,
       layout: g.layout,
     };
-    const shared = this.share(text);
+    // The text's buffer now, its bytes after the render is posted: the workers wake (a few tenths of a
+    // ms) while this thread encodes (0.4–0.7 ms for 5 MB), and wait for it only if they are first.
+    const buffer = (text as unknown as { isWellFormed(): boolean }).isWellFormed()
+      ? this.take(Math.min(3 * text.length, 2 ** 31))
+      : undefined;
+    const shared = buffer === undefined ? text : { utf8: new Uint8Array(buffer) };
     await this.fill();
     return new Promise<RenderResult>((resolve, reject) => {
       // The least busy workers lead and count; every worker gets every render, in the same order (a
@@ -196,41 +214,29 @@ export class RenderPool {
           maxPages,
         } satisfies PoolJob);
       }
+      if (buffer === undefined) return;
+      // Straight into the shared buffer, sized for the worst case (3 bytes per UTF-16 unit; the pages
+      // beyond what is written are never touched): measuring the UTF-8 length first
+      // (Buffer.byteLength) cost twice the encoding (0.6 vs 0.3 ms for 5 MB of prose).
+      const { read, written } = encoder.encodeInto(text, new Uint8Array(buffer));
+      if (read < text.length) {
+        textWritten(job.ctl, TEXT_FAILED);
+        this.fail(
+          job,
+          new RangeError(`text of more than ${buffer.byteLength} bytes is too large for the wasm core`),
+        );
+      } else textWritten(job.ctl, written);
     });
   }
 
-  /**
-   * The text as UTF-8 in a SharedArrayBuffer that every worker reads in place, or the string itself if
-   * it has lone surrogates (UTF-8 cannot carry them; the core reads UTF-16 then).
-   */
-  private share(text: string): string | Utf8Text {
-    if (!(text as unknown as { isWellFormed(): boolean }).isWellFormed()) return text;
-    // Encoded straight into a buffer of one byte per UTF-16 unit (enough for ASCII): measuring the UTF-8
-    // length first (Buffer.byteLength) cost twice the encoding (0.6 vs 0.3 ms for 5 MB of prose).
-    const take = (length: number): SharedArrayBuffer => {
-      const spare = this.spare;
-      if (spare !== undefined && spare.byteLength >= length) {
-        this.spare = undefined;
-        return spare;
-      }
-      return new SharedArrayBuffer(length);
-    };
-    let buffer = take(text.length);
-    const { read, written } = encoder.encodeInto(text, new Uint8Array(buffer));
-    let length = written;
-    if (read < text.length) {
-      // Not ASCII: the exact length of the rest, then the rest after what is written.
-      const rest = text.slice(read);
-      length = written + Buffer.byteLength(rest, 'utf8');
-      if (buffer.byteLength < length) {
-        const grown = take(length);
-        new Uint8Array(grown).set(new Uint8Array(buffer, 0, written));
-        this.recycle({ utf8: new Uint8Array(buffer) });
-        buffer = grown;
-      }
-      encoder.encodeInto(rest, new Uint8Array(buffer, written, length - written));
+  /** A text buffer of at least `length` bytes: the one a finished render left, or a new one. */
+  private take(length: number): SharedArrayBuffer {
+    const spare = this.spare;
+    if (spare !== undefined && spare.byteLength >= length) {
+      this.spare = undefined;
+      return spare;
     }
-    return { utf8: new Uint8Array(buffer, 0, length) };
+    return new SharedArrayBuffer(length);
   }
 
   /** Keeps a finished render's text buffer (the larger one, up to SPARE_MAX bytes) for the next. */
@@ -384,8 +390,11 @@ export class RenderPool {
   }
 }
 
-/** The largest text buffer a pool keeps between renders. */
-const SPARE_MAX = 64 * 1024 * 1024;
+/**
+ * The largest text buffer a pool keeps between renders: room for a text of 64 Mi UTF-16 units at 3
+ * bytes each (only the bytes a render wrote are ever resident).
+ */
+const SPARE_MAX = 3 * 64 * 1024 * 1024;
 
 const encoder = new TextEncoder();
 

@@ -141,6 +141,47 @@ describe('render pool', () => {
     await expect(warm.warm()).rejects.toThrow(/closed/);
   });
 
+  it('reuses its text buffer across texts of other lengths and encodings; chunk buffers hold only their pages', async () => {
+    const two = createRenderPool({ size: 2 });
+    try {
+      // Long ASCII, then shorter multi-byte text (3 bytes per unit at most, in the buffer the first
+      // left), then ASCII again in both compressions: each byte for byte, nothing of the one before.
+      const texts = [
+        englishProse(80_000),
+        'é—😀 ' + 'ünïcödé ─│ '.repeat(2_000) + englishProse(5_000),
+        englishProse(30_000),
+      ];
+      for (const text of texts) {
+        for (const compression of ['default', 'fastest'] as const) {
+          const options = { shape: { width: 300, height: 90 }, cell: '4x6' as const, compression };
+          const [a, b] = [
+            await two.render(text, options),
+            await render(text, { ...options, engine: 'wasm' }),
+          ];
+          expect(a.pages.length).toBeGreaterThan(8);
+          expect(a.pages.map((p) => Buffer.from(p.png).toString('base64'))).toEqual(
+            b.pages.map((p) => Buffer.from(p.png).toString('base64')),
+          );
+          // Every byte of a chunk's buffer outside its pages is zero (no bytes of an earlier render).
+          const spans = new Map<ArrayBufferLike, [number, number][]>();
+          for (const p of a.pages) {
+            const list = spans.get(p.png.buffer) ?? [];
+            list.push([p.png.byteOffset, p.png.byteOffset + p.png.length]);
+            spans.set(p.png.buffer, list);
+          }
+          for (const [buffer, list] of spans) {
+            const bytes = new Uint8Array(buffer);
+            const inPage = new Uint8Array(bytes.length);
+            for (const [from, to] of list) inPage.fill(1, from, to);
+            expect(bytes.findIndex((v, i) => v !== 0 && inPage[i] === 0)).toBe(-1);
+          }
+        }
+      }
+    } finally {
+      await two.close();
+    }
+  });
+
   it('rejects bad input like render() does, and a page limit', async () => {
     await expect(pool.render('x', { shape: { width: 7, height: 100 } })).rejects.toThrow(/at least 2x2/);
     await expect(
