@@ -374,8 +374,13 @@ export class RenderPool {
     } finally {
       job.delivering = false;
     }
+    // A failed render's chunks are dropped: delivering again would find them and recurse without end.
+    if (job.settled) {
+      job.chunks.length = 0;
+      return;
+    }
     // `>=`: the lead may post an empty chunk 0 for a text of no pages before the count says so.
-    if (!job.settled && job.delivered >= chunksOf(job)) {
+    if (job.delivered >= chunksOf(job)) {
       job.settled = true;
       job.resolve(job.result);
     } else if (job.chunks[job.delivered] !== undefined) void this.deliver(job);

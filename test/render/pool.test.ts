@@ -2,6 +2,7 @@
  * The worker-thread pool (src/render-node): real worker threads, the same bytes as render() in page
  * order, and errors that name their page.
  */
+import { spawnSync } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 import { englishProse } from '../../src/cli/prose.js';
 import { decode, normalize, render } from '../../src/render/index.js';
@@ -193,17 +194,29 @@ describe('render pool', () => {
     expect(() => createRenderPool({ size: 0 })).toThrow(/size must be an integer ≥ 1, found 0/);
   });
 
+  it('drops the chunks of a render that failed on its limit (delivering them again recursed until the stack ran out)', () => {
+    const child = spawnSync(process.execPath, ['--import', 'tsx', 'test/render/fixtures/pool-limit.ts'], {
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(child.stderr).not.toMatch(/Maximum call stack|PromiseRejectCallback/);
+    expect(child.status).toBe(0);
+    expect(JSON.parse(child.stdout)).toEqual({ failed: 20, pages: 1 });
+  });
+
   it('names the pages a worker held when it dies mid-chunk, and renders again after', async () => {
     const two = createRenderPool({ size: 2 });
     type Internals = { workers: Map<{ terminate(): Promise<number> }, { held: Int32Array }> };
     const threads = (two as unknown as Internals).workers;
     try {
-      const text = englishProse(3_000_000);
+      const text = englishProse(12_000_000);
       const options = { shape: { width: 400, height: 200 }, cell: '4x6' as const };
       const failed = two.render(text, options);
       // From the start, without blocking this thread: as soon as a worker holds a chunk other than the
-      // first, end that thread as a crash would. The render is long (~1,100 pages) so it is still
-      // going whatever the load.
+      // first, end that thread as a crash would. The render is long (~4,400 pages, ~0.1 s on idle
+      // cores) so it is still going whatever the load, and the lead cannot take every page into its
+      // first chunk before a late counting thread publishes the chunks (3,000,000 characters were
+      // short enough for that to happen under load).
       let killed: number | undefined;
       for (let spins = 0; killed === undefined && spins < 1_000_000; spins++) {
         for (const [worker, t] of threads) {
