@@ -233,11 +233,12 @@ const encodeSuite: BenchSuite = {
       sizes[name] = bytes;
     };
     const tasks: Record<string, () => unknown> = {
-      'zlib-default': each('zlib-default', (i) => encodePngSync(image(pages[i]!), { path: 'zlib' })),
+      'zlib-level1': each('zlib-level1', (i) => encodePngSync(image(pages[i]!), { path: 'zlib' })),
       'zlib-fastest': each('zlib-fastest', (i) =>
         encodePngSync(image(pages[i]!), { path: 'zlib', compression: 'fastest' }),
       ),
       'zlib-level0': each('zlib-level0', (i) => deflateSync(pages[i]!, { level: 0 })),
+      'core-deflate': coreAll('deflate'),
       'core-runs': coreAll('runs'),
       'core-stored': coreAll('stored'),
       fflate: each('fflate', (i) => encodePngSync(image(pages[i]!), { path: 'fflate' })),
@@ -259,20 +260,25 @@ const encodeSuite: BenchSuite = {
   },
 };
 
-type PipelineMode = 'default' | 'fastest' | 'core-runs' | 'core-stored' | 'js-stored' | 'zlib-l6-rle';
+type PipelineMode =
+  'default' | 'fastest' | 'core-deflate' | 'core-runs' | 'core-stored' | 'js-stored' | 'zlib-l6-rle';
 
 /** Text → PNG bytes: the WASM core or the TS reference, then
- *  - `default`: png.ts 'default' on node:zlib (what render() does);
+ *  - `default`: png.ts 'default' on node:zlib, level 1 (what render() does on the TS engine);
  *  - `fastest`: for the core its in-memory stored PNG (what render() does), for TS png.ts 'fastest';
- *  - `core-runs` / `core-stored`: the core's own PNG encoders (assembly/png.ts);
+ *  - `core-deflate`: the core's page deflate (what render()'s 'default' does on the WASM engine);
+ *  - `core-runs` / `core-stored`: the core's other PNG encoders (assembly/png.ts);
  *  - `js-stored`: png.ts 'fastest' (stored blocks, JS CRC) on the core's scanlines (render()'s
  *    'fastest' before it used the core's encoder);
  *  - `zlib-l6-rle`: zlib level 6 + Z_RLE + JS CRC (the previous 'default', kept for the ratio). */
 function pipeline(core: WasmCore | undefined, text: string, mode: PipelineMode): number {
   let bytes = 0;
   const options = { width: WIDTH, height: HEIGHT, cell: CELL } as const;
-  if (core && (mode === 'core-runs' || mode === 'core-stored' || mode === 'fastest')) {
-    const deflate = mode === 'core-runs' ? 'runs' : 'stored';
+  if (
+    core &&
+    (mode === 'core-deflate' || mode === 'core-runs' || mode === 'core-stored' || mode === 'fastest')
+  ) {
+    const deflate = mode === 'core-deflate' ? 'deflate' : mode === 'core-runs' ? 'runs' : 'stored';
     for (const page of core.pages(text, options)) bytes += page.png(deflate).length;
     return bytes;
   }
@@ -303,7 +309,8 @@ const pipelineSuite: BenchSuite = {
     const core = await loadWasmCore();
     const pages = core.count(text, { width: WIDTH, height: HEIGHT, cell: CELL }).pages;
     const impls: [string, WasmCore | undefined, PipelineMode][] = [
-      ['wasm-default', core, 'default'],
+      ['wasm-core-deflate', core, 'core-deflate'],
+      ['wasm-zlib-level1', core, 'default'],
       ['wasm-fastest', core, 'fastest'],
       ['wasm-core-runs', core, 'core-runs'],
       ['wasm-js-stored', core, 'js-stored'],
@@ -329,7 +336,9 @@ const pipelineSuite: BenchSuite = {
         }),
       );
     }
-    rows.push(ratio('pipeline', 'default vs zlib-l6-rle', t['wasm-default']!, t['wasm-zlib-l6-rle']!));
+    rows.push(
+      ratio('pipeline', 'core-deflate vs zlib-level1', t['wasm-core-deflate']!, t['wasm-zlib-level1']!),
+    );
     return rows;
   },
 };
@@ -456,7 +465,7 @@ const competitorSuite: BenchSuite = {
     const pages = core.count(text, { width: WIDTH, height: HEIGHT, cell: CELL }).pages;
     const canvasPages = canvasPipeline(canvas, text).pages;
     const t = await measure(ctx, {
-      'glyphfold-wasm-default': () => pipeline(core, text, 'default'),
+      'glyphfold-wasm-default': () => pipeline(core, text, 'core-deflate'),
       'glyphfold-wasm-core-stored': () => pipeline(core, text, 'core-stored'),
       '@napi-rs/canvas': () => canvasPipeline(canvas, text),
     });
