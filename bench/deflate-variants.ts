@@ -2,9 +2,10 @@
  * `node --import tsx bench/deflate-variants.ts A.wasm B.wasm …`: builds of the core side by side in one
  * process, for weighing a change to assembly/deflate.ts (docs/renderer.md §5, the table of ideas).
  * Build a variant with `npx asc assembly/index.ts --target release -o /tmp/variant.wasm`, the
- * baseline the same way from another commit. Prints, per build: text → PNG Mchar per CPU second on
- * 1M characters of the bench prose (1568×784, 4x6 and gf-6x10; runs interleaved, median of 11, since
- * the machine is shared), and PNG bytes ÷ zlib level 1 over prose, code and log on three shapes.
+ * baseline the same way from another commit. Prints, per build: text → PNG Mchar per CPU second and
+ * CPU µs per page on 1M characters of the bench prose (1568×784, 4x6 and gf-6x10; runs interleaved,
+ * median of 11, since the machine is shared), and PNG bytes ÷ zlib level 1 over prose, code and log
+ * on three shapes.
  */
 import { readFileSync } from 'node:fs';
 import { deflateSync } from 'node:zlib';
@@ -61,10 +62,12 @@ for (const o of SPEED) {
   }
   const median = (v: number[]): number => v.sort((a, b) => a - b)[v.length >> 1]!;
   const cell = `${o.cell}${o.scale && o.scale > 1 ? `+s${o.scale}` : ''}`;
+  const nPages = [...cores[0]!.pages(text, o)].length;
   for (const [i, f] of files.entries()) {
     const mcps = text.length / median(times[i]!) / 1000;
+    const us = (median(times[i]!) * 1000) / nPages;
     process.stdout.write(
-      `${cell.padEnd(8)} ${f.padEnd(40)} ${mcps.toFixed(0).padStart(4)} Mchar/CPU-s  bytes ÷ zlib-1 ${ratios[i]!.toFixed(3)}\n`,
+      `${cell.padEnd(8)} ${f.padEnd(40)} ${mcps.toFixed(0).padStart(4)} Mchar/CPU-s ${us.toFixed(1).padStart(6)} µs/page  bytes ÷ zlib-1 ${ratios[i]!.toFixed(3)}\n`,
     );
   }
 }
