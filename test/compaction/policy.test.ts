@@ -38,7 +38,7 @@ describe('policy through the real clients', () => {
     const b = history(45);
     const before = JSON.stringify(b.items);
     const r = await sendWithCompaction(b.items, anthropicSend(client), {
-      model: 'claude-sonnet-4-5',
+      model: 'claude-haiku-4-5',
       wire: 'anthropic',
       budget: { window: 60_000 },
       cache: { lastCallAt: 0, now: 1 },
@@ -56,7 +56,7 @@ describe('policy through the real clients', () => {
   for (const wire of ['anthropic', 'openai-chat'] as const) {
     it(`recalibrates, rebuilds and retries once on the provider's overflow error (${wire})`, async () => {
       const b = history(24);
-      const model = wire === 'anthropic' ? 'claude-sonnet-4-5' : 'gpt-5.4';
+      const model = wire === 'anthropic' ? 'claude-haiku-4-5' : 'gpt-5.4';
       const calibrator = new Calibrator();
       const base: CompactionOptions = { model, wire, calibrator, cache: { lastCallAt: 0, now: 1 } };
       // Our estimate of the request as it is, and the server's own count of the same body.
@@ -101,7 +101,7 @@ describe('policy through the real clients', () => {
     const b = history(3);
     await expect(
       sendWithCompaction(b.items, anthropicSend(client), {
-        model: 'claude-sonnet-4-5',
+        model: 'claude-haiku-4-5',
         wire: 'anthropic',
         cache: { lastCallAt: 0, now: 1 },
       }),
@@ -112,7 +112,7 @@ describe('policy through the real clients', () => {
   it('compacts early only when the cache is cold, and then without a model call', async () => {
     server = await startProviderServer();
     const b = history();
-    const plain = await prepareRequest(b.items, { model: 'claude-sonnet-4-5', rungs: [] });
+    const plain = await prepareRequest(b.items, { model: 'claude-haiku-4-5', rungs: [] });
     // The estimate sits at 85% of the trigger: past the early mark, under the trigger.
     const triggerAt = Math.ceil(plain.estimate / 0.85);
     const summarizer = {
@@ -124,7 +124,7 @@ describe('policy through the real clients', () => {
       }),
       window: 100_000,
     };
-    const opts = { model: 'claude-sonnet-4-5', budget: { window: 400_000, triggerAt }, summarizer };
+    const opts = { model: 'claude-haiku-4-5', budget: { window: 400_000, triggerAt }, summarizer };
     const warm = await prepareRequest(b.items, { ...opts, cache: { lastCallAt: 1_000, now: 2_000 } });
     expect(warm.decision.compact).toBe(false);
     expect(warm.records).toEqual([]);
@@ -180,7 +180,7 @@ describe('policy through the real clients', () => {
   it('rebuilds the same bytes after a resume from the stored record', async () => {
     const b = history();
     const options: CompactionOptions = {
-      model: 'claude-sonnet-4-5',
+      model: 'claude-haiku-4-5',
       budget: { window: 60_000 },
       cache: { firstCall: true },
     };

@@ -43,7 +43,7 @@ function bodyFor<P extends WireProvider>(wire: P, p: PreparedRequest): WireBodie
 }
 
 const MODEL: Record<FakeProvider, string> = {
-  anthropic: 'claude-sonnet-4-5',
+  anthropic: 'claude-haiku-4-5',
   'openai-chat': 'gpt-5.4',
   'openai-responses': 'gpt-5.4',
   gemini: 'gemini-2.5-pro',

@@ -176,7 +176,7 @@ const EXPECTED_RECALL = (perKind: number) => ({
 describe('probe through the real SDK clients', () => {
   it('Claude: sends every page unresized in the profile shape, grades the answers, compares tokens', async () => {
     requests.length = 0;
-    const resolved = resolveProfile('claude-sonnet-4-5');
+    const resolved = resolveProfile('claude-haiku-4-5');
     const shape = bestPageShape(resolved.profile, { cell: '4x6', scale: 1, imagesInRequest: 2 });
     const result = await runProbe({
       resolved,
@@ -191,7 +191,7 @@ describe('probe through the real SDK clients', () => {
       const image = decodePng(png);
       expect([image.width, image.height]).toEqual([shape.width, shape.height]);
     }
-    expect(call.body.model).toBe('claude-sonnet-4-5');
+    expect(call.body.model).toBe('claude-haiku-4-5');
     expect(result.recall.byKind).toEqual(EXPECTED_RECALL(4));
     expect(result.recall.overall).toEqual({ exact: 8, partial: 4, none: 4, total: 16 });
     // Question tokens are counted alone, so the billed image share is exactly what the server charged.
@@ -215,10 +215,10 @@ describe('probe through the real SDK clients', () => {
 
   it('refuses more pages than one request may carry, before rendering or sending', async () => {
     requests.length = 0;
-    const resolved = resolveProfile('claude-sonnet-4-5');
+    const resolved = resolveProfile('claude-haiku-4-5');
     await expect(
       runProbe({ resolved, client: anthropicClient({ apiKey: 'test', baseURL: url }), pages: 101 }),
-    ).rejects.toThrow(/imagesInRequest 101 exceeds claude-sonnet-4-5's limit of 100 images per request/);
+    ).rejects.toThrow(/imagesInRequest 101 exceeds claude-haiku-4-5's limit of 100 images per request/);
     expect(requests).toHaveLength(0);
   });
 
@@ -250,7 +250,7 @@ describe('probe through the real SDK clients', () => {
 describe('glyphfold probe (command)', () => {
   it('without a key, says how to provide one and exits 2', async () => {
     const cli = io();
-    const code = await runProbeCli(['--model', 'claude-sonnet-4-5'], cli, {});
+    const code = await runProbeCli(['--model', 'claude-haiku-4-5'], cli, {});
     expect(code).toBe(2);
     expect(cli.err()).toContain('set ANTHROPIC_API_KEY');
     const openai = io();
@@ -271,7 +271,7 @@ describe('glyphfold probe (command)', () => {
     try {
       const cli = { ...io(), cwd: dir };
       const code = await runProbeCli(
-        ['--model', 'claude-sonnet-4-5', '--base-url', url, '--needles', '4', '--out', 'r.json'],
+        ['--model', 'claude-haiku-4-5', '--base-url', url, '--needles', '4', '--out', 'r.json'],
         cli,
         { ANTHROPIC_API_KEY: 't' },
       );
@@ -292,7 +292,7 @@ describe('glyphfold probe (command)', () => {
   it('--shapes --json runs every shape and prints results; the table form names each shape', async () => {
     const cli = io();
     const code = await runProbeCli(
-      ['--model', 'claude-sonnet-4-5', '--shapes', '--json', '--base-url', url],
+      ['--model', 'claude-haiku-4-5', '--shapes', '--json', '--base-url', url],
       cli,
       {
         ANTHROPIC_API_KEY: 'test',
@@ -312,7 +312,7 @@ describe('glyphfold probe (command)', () => {
 
   it('prints a table by default', async () => {
     const cli = io();
-    const code = await runProbeCli(['--model', 'claude-sonnet-4-5', '--base-url', url], cli, {
+    const code = await runProbeCli(['--model', 'claude-haiku-4-5', '--base-url', url], cli, {
       ANTHROPIC_API_KEY: 't',
     });
     expect(code).toBe(0);

@@ -65,7 +65,7 @@ describe('glyphfold probe --transcribe', () => {
     const folder = join(dir, 'kit', 'reader-1');
     const cli = io(dir);
     const code = await runProbeCli(
-      ['--model', 'claude-sonnet-4-5', '--base-url', server.anthropicBaseURL, '--transcribe', 'kit/reader-1'],
+      ['--model', 'claude-haiku-4-5', '--base-url', server.anthropicBaseURL, '--transcribe', 'kit/reader-1'],
       cli,
       { ANTHROPIC_API_KEY: 't' },
     );
@@ -112,7 +112,7 @@ describe('glyphfold probe --transcribe', () => {
   it('names a folder that is not a reader folder', async () => {
     await expect(
       runProbeCli(
-        ['--model', 'claude-sonnet-4-5', '--base-url', server.anthropicBaseURL, '--transcribe', 'nowhere'],
+        ['--model', 'claude-haiku-4-5', '--base-url', server.anthropicBaseURL, '--transcribe', 'nowhere'],
         io(dir),
         {
           ANTHROPIC_API_KEY: 't',
