@@ -32,7 +32,7 @@ compaction ladder for the model (elide → shed → snapshot → summarize) unti
 writes DIR/request.json (the exact request body), DIR/page-NNN.png (the snapshot pages) and
 DIR/records.json (the compaction items a history would append). Prints the report.
 
-  --model ID            target model as its route names it (e.g. claude-sonnet-4-5, gpt-5.4)
+  --model ID            target model as its route names it (e.g. claude-sonnet-4-6, gpt-5.4)
   --out DIR             where the files go (required)
   --budget TOKENS       use this context window instead of the model's (try the ladder on any history)
   --trigger X           compact above X: tokens (150000, 150k) or a fraction of the limit (0.8, 80%)

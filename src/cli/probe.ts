@@ -21,7 +21,7 @@ asks for the needles back, and reports recall per kind (exact / partial: normali
 ≤ 0.2 / none), billed image tokens against the profile's estimate, and what the same content costs
 as text. Costs real tokens: one request per shape.
 
-  --model ID       model id as your route names it (claude-sonnet-4-5, gpt-5.1, …)
+  --model ID       model id as your route names it (claude-sonnet-4-6, gpt-5.1, …)
   --cell, --scale  glyph cell and integer scale (default 4x6, 1)
   --pages N        pages in the one request (default 1)
   --shapes         run ${PROBE_SHAPES.map((s) => `${s.cell}@${s.scale}`).join(', ')} and print a table

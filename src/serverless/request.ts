@@ -39,7 +39,7 @@ export function validateRenderBody(body: unknown): RenderRequestBody {
   if (typeof model !== 'string' || model.trim() === '') {
     throw bad(
       model === undefined
-        ? 'missing field \'model\': expected a model id such as "claude-sonnet-4-5"'
+        ? 'missing field \'model\': expected a model id such as "claude-sonnet-4-6"'
         : `field 'model' must be a non-empty string, found ${describe(model)}`,
     );
   }
