@@ -2,7 +2,7 @@
 // memory, and a deflate built for these pages (long runs of white, rows of short ink patterns).
 // PNG spec = W3C PNG (ISO/IEC 15948:2003); zlib = RFC 1950; deflate = RFC 1951.
 import { pageH, pagePtr, stride } from './blit';
-import { deflatePage } from './deflate';
+import { deflatePage, pageAdler, pageAdlerSet } from './deflate';
 
 export let tablesPtr: usize = 0;
 // Within tablesPtr: CRC-32 tables u32[16][256] (PNG spec annex D, sliced by 16); fixed-Huffman literal codes u32[256]
@@ -203,9 +203,14 @@ export function writePng(out: usize, mode: u32, width: u32, rowDist: u32): usize
   const data = pagePtr;
   const n = <usize>stride * pageH;
   let o = z + 2;
+  let adler: u32 = 0;
+  let adlerDone = false;
   if (mode == 2) {
     store<u16>(z, 0x5e78); // FLG 0x5E: FLEVEL 1 ("fast"), FCHECK
     o = deflatePage(data, n, o, stride, rowDist);
+    // The page deflate sums Adler-32 as it builds its column keys (deflate.ts, adlerBand).
+    adler = pageAdler;
+    adlerDone = pageAdlerSet;
     if (o - (z + 2) > n + (n / 65535 + 1) * 5) {
       store<u16>(z, 0x0178);
       o = z + 2;
@@ -229,7 +234,7 @@ export function writePng(out: usize, mode: u32, width: u32, rowDist: u32): usize
   } else if (mode == 1) {
     o = deflateRuns(data, n, o);
   }
-  be32(o, adler32(data, n));
+  be32(o, adlerDone ? adler : adler32(data, n));
   o += 4;
   const len = <u32>(o - z);
   be32(idat, len);
