@@ -21,15 +21,13 @@ const LIT_FREQ = HEAD + (8 << HASH_BITS); // u32[288] literal/length symbol coun
 const DIST_FREQ = LIT_FREQ + 288 * 4; // u32[32]
 const CL_FREQ = DIST_FREQ + 32 * 4; // u32[19]
 const LENS = CL_FREQ + 20 * 4; // u8[288 + 32] code lengths (litlen, then dist)
-const CODES = LENS + 320; // u32[288 + 32] bit-reversed codes
-const CL_LENS = CODES + 320 * 4; // u8[20]
+const CL_LENS = LENS + 320; // u8[20]
 const CL_CODES = CL_LENS + 20; // u32[20]
 const SORT = CL_CODES + 20 * 4; // u32[288] keys (freq << 9 | symbol), then counts, then lengths
 const SYMS = SORT + 288 * 4; // u32[288] the symbols in sorted order
 const COUNTS = SYMS + 288 * 4; // u32[32] codes per length; next codes in the upper half
 const RLE = COUNTS + 32 * 4; // u32[320] code-length items (symbol | extra << 8)
-const LEN_BITS = RLE + 320 * 4; // u32[259] per match length: code | extra bits << code length | bits << 24
-const LEN_SYM = LEN_BITS + 259 * 4; // u8[259] length → symbol − 257 (static)
+const LEN_SYM = RLE + 320 * 4; // u8[259] length → symbol − 257 (static)
 const DIST_SYM = LEN_SYM + 260; // u8[512] distance → symbol (zlib's dist_code layout, static)
 // u32[4][256] literal counts: four tables, so that repeated bytes do not wait on each other.
 const LIT4 = DIST_SYM + 512;
@@ -38,6 +36,11 @@ const FIXED_END = LIT4 + 4096;
 // band's ink extent | its keys' end << 16: see bandExtent), TOKS u32[3 ×
 // (stride / 3 + 1)] one band's matches (x, length, distance), KEYS u64[bands × keyStride] the column
 // keys, SEQS u32 pairs: literals before a match, (distance symbol << 25 | length << 16 | distance).
+// The codes (u32[288 + 32], bit-reversed, length in the top byte), then per match length its code
+// with the extra bits (u32[259]: code | extra bits << code length | bits << 24), at a static address:
+// the literal loop's table reads then take the table's address as a constant, not from a register.
+const CODES_AT: usize = memory.data(320 * 4 + 259 * 4, 16);
+const LEN_BITS_AT: usize = CODES_AT + 320 * 4;
 let bandsAt: usize = 0;
 let toksAt: usize = 0;
 let keysAt: usize = 0;
@@ -693,8 +696,8 @@ export function deflatePage(data: usize, n: usize, o: usize, stride: u32, rowDis
   if (countUsed(w + DIST_FREQ, 30) < 2) {
     if (load<u32>(w + DIST_FREQ + 4) == 0) store<u32>(w + DIST_FREQ + 4, 1);
   }
-  buildCode(w + LIT_FREQ, 286, w + LENS, w + CODES, 14);
-  buildCode(w + DIST_FREQ, 30, w + LENS + 288, w + CODES + 288 * 4, 15);
+  buildCode(w + LIT_FREQ, 286, w + LENS, CODES_AT, 14);
+  buildCode(w + DIST_FREQ, 30, w + LENS + 288, CODES_AT + 288 * 4, 15);
   let nlit: u32 = 286;
   while (nlit > 257 && load<u8>(w + LENS + nlit - 1) == 0) nlit--;
   let ndist: u32 = 30;
@@ -740,7 +743,7 @@ export function deflatePage(data: usize, n: usize, o: usize, stride: u32, rowDis
   }
 
   // Per-length codes with their extra bits, so a match costs two table reads.
-  const codes = w + CODES;
+  const codes = CODES_AT;
   const lens = w + LENS;
   for (let len: u32 = 3; len <= 258; len++) {
     const s = <u32>load<u8>(w + LEN_SYM + len);
@@ -749,7 +752,7 @@ export function deflatePage(data: usize, n: usize, o: usize, stride: u32, rowDis
     const cl = c >> 24;
     const extra = len - <u32>unchecked(LENGTH_BASE[s]);
     store<u32>(
-      w + LEN_BITS + ((<usize>len) << 2),
+      LEN_BITS_AT + ((<usize>len) << 2),
       (c & 0xffff) | (extra << cl) | ((cl + <u32>unchecked(LENGTH_EXTRA[s])) << 24),
     );
   }
@@ -762,7 +765,7 @@ export function deflatePage(data: usize, n: usize, o: usize, stride: u32, rowDis
  * straight from the page, then each match; then the end of block. Returns the end.
  */
 function writeSequences(data: usize, n: usize, seqs: usize, ns: usize, o: usize, acc: u64, nb: u32): usize {
-  const codes = work + CODES;
+  const codes = CODES_AT;
   const dataEnd = data + n;
   const seqEnd = seqs + (ns << 3);
   let src = data;
@@ -822,7 +825,7 @@ function writeSequences(data: usize, n: usize, seqs: usize, ns: usize, o: usize,
     q += 8;
     const len = <usize>((m >> 16) & 0x1ff);
     const d = m & 0xffff;
-    const lc = load<u32>(codes + (len << 2), LEN_BITS - CODES);
+    const lc = load<u32>(LEN_BITS_AT + (len << 2));
     acc |= (<u64>(lc & 0xffffff)) << nb;
     nb += lc >> 24;
     const ds = m >> 25;
