@@ -94,27 +94,33 @@ export function crc32(p: usize, n: usize): u32 {
   const end = p + n;
   // Sixteen bytes per step through sixteen tables (slicing-by-16), then byte by byte. The table
   // offsets ride in the loads' immediate offsets. Bytes 4..15 do not depend on the previous step's
-  // CRC: each is a byte load (fewer operations than shift and mask out of a word), and their
-  // lookups come first so that their XORs run while those of the first four (which wait) are in flight.
+  // CRC: each is a byte load (fewer operations than shift and mask out of a word), and their XORs
+  // run while those of the first four (which wait) are in flight.
   while (p + 16 <= end) {
     const w0 = c ^ load<u32>(p);
-    c =
-      load<u32>(t + ((<usize>load<u8>(p, 12)) << 2), 3 << 10) ^
-      load<u32>(t + ((<usize>load<u8>(p, 13)) << 2), 2 << 10) ^
-      load<u32>(t + ((<usize>load<u8>(p, 14)) << 2), 1 << 10) ^
-      load<u32>(t + ((<usize>load<u8>(p, 15)) << 2)) ^
-      load<u32>(t + ((<usize>load<u8>(p, 8)) << 2), 7 << 10) ^
-      load<u32>(t + ((<usize>load<u8>(p, 9)) << 2), 6 << 10) ^
-      load<u32>(t + ((<usize>load<u8>(p, 10)) << 2), 5 << 10) ^
-      load<u32>(t + ((<usize>load<u8>(p, 11)) << 2), 4 << 10) ^
+    // A tree of XORs, four lookups per leaf: partial results free their registers as the loads
+    // arrive (one chain of fifteen kept all sixteen live, and V8 spilled six of them to the stack).
+    const k1 =
       load<u32>(t + ((<usize>load<u8>(p, 4)) << 2), 11 << 10) ^
       load<u32>(t + ((<usize>load<u8>(p, 5)) << 2), 10 << 10) ^
-      load<u32>(t + ((<usize>load<u8>(p, 6)) << 2), 9 << 10) ^
-      load<u32>(t + ((<usize>load<u8>(p, 7)) << 2), 8 << 10) ^
+      (load<u32>(t + ((<usize>load<u8>(p, 6)) << 2), 9 << 10) ^
+        load<u32>(t + ((<usize>load<u8>(p, 7)) << 2), 8 << 10));
+    const k2 =
+      load<u32>(t + ((<usize>load<u8>(p, 8)) << 2), 7 << 10) ^
+      load<u32>(t + ((<usize>load<u8>(p, 9)) << 2), 6 << 10) ^
+      (load<u32>(t + ((<usize>load<u8>(p, 10)) << 2), 5 << 10) ^
+        load<u32>(t + ((<usize>load<u8>(p, 11)) << 2), 4 << 10));
+    const k3 =
+      load<u32>(t + ((<usize>load<u8>(p, 12)) << 2), 3 << 10) ^
+      load<u32>(t + ((<usize>load<u8>(p, 13)) << 2), 2 << 10) ^
+      (load<u32>(t + ((<usize>load<u8>(p, 14)) << 2), 1 << 10) ^
+        load<u32>(t + ((<usize>load<u8>(p, 15)) << 2)));
+    const k0 =
       load<u32>(t + ((<usize>(w0 & 0xff)) << 2), 15 << 10) ^
       load<u32>(t + ((<usize>((w0 >>> 8) & 0xff)) << 2), 14 << 10) ^
-      load<u32>(t + ((<usize>((w0 >>> 16) & 0xff)) << 2), 13 << 10) ^
-      load<u32>(t + ((<usize>(w0 >>> 24)) << 2), 12 << 10);
+      (load<u32>(t + ((<usize>((w0 >>> 16) & 0xff)) << 2), 13 << 10) ^
+        load<u32>(t + ((<usize>(w0 >>> 24)) << 2), 12 << 10));
+    c = k1 ^ k2 ^ (k3 ^ k0);
     p += 16;
   }
   for (; p < end; p++) c = load<u32>(t + ((<usize>((c ^ (<u32>load<u8>(p))) & 0xff)) << 2)) ^ (c >>> 8);
