@@ -2,10 +2,10 @@
  * `node --import tsx bench/deflate-variants.ts A.wasm B.wasm …`: builds of the core side by side in one
  * process, for weighing a change to assembly/deflate.ts (docs/renderer.md §5, the table of ideas).
  * Build a variant with `npx asc assembly/index.ts --target release -o /tmp/variant.wasm`, the
- * baseline the same way from another commit. Prints, per build: text → PNG Mchar per CPU second and
- * CPU µs per page on 1M characters of the bench prose (1568×784, 4x6 and gf-6x10; runs interleaved,
- * median of 11, since the machine is shared), and PNG bytes ÷ zlib level 1 over prose, code and log
- * on three shapes.
+ * baseline the same way from another commit. Prints, per build: text → PNG Mchar per CPU second, CPU
+ * µs per page and wall µs per page (median and minimum) on 1M characters of the bench prose (1568×784,
+ * 4x6 and gf-6x10; runs interleaved, 11 of them or `REPS=…`, since the machine is shared), and PNG
+ * bytes ÷ zlib level 1 over prose, code and log on three shapes.
  */
 import { readFileSync } from 'node:fs';
 import { deflateSync } from 'node:zlib';
