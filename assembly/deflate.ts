@@ -21,15 +21,13 @@ const LIT_FREQ = HEAD + (8 << HASH_BITS); // u32[288] literal/length symbol coun
 const DIST_FREQ = LIT_FREQ + 288 * 4; // u32[32]
 const CL_FREQ = DIST_FREQ + 32 * 4; // u32[19]
 const LENS = CL_FREQ + 20 * 4; // u8[288 + 32] code lengths (litlen, then dist)
-const CODES = LENS + 320; // u32[288 + 32] bit-reversed codes
-const CL_LENS = CODES + 320 * 4; // u8[20]
+const CL_LENS = LENS + 320; // u8[20]
 const CL_CODES = CL_LENS + 20; // u32[20]
 const SORT = CL_CODES + 20 * 4; // u32[288] keys (freq << 9 | symbol), then counts, then lengths
 const SYMS = SORT + 288 * 4; // u32[288] the symbols in sorted order
 const COUNTS = SYMS + 288 * 4; // u32[32] codes per length; next codes in the upper half
 const RLE = COUNTS + 32 * 4; // u32[320] code-length items (symbol | extra << 8)
-const LEN_BITS = RLE + 320 * 4; // u32[259] per match length: code | extra bits << code length | bits << 24
-const LEN_SYM = LEN_BITS + 259 * 4; // u8[259] length → symbol − 257 (static)
+const LEN_SYM = RLE + 320 * 4; // u8[259] length → symbol − 257 (static)
 const DIST_SYM = LEN_SYM + 260; // u8[512] distance → symbol (zlib's dist_code layout, static)
 // u32[4][256] literal counts: four tables, so that repeated bytes do not wait on each other.
 const LIT4 = DIST_SYM + 512;
@@ -38,6 +36,11 @@ const FIXED_END = LIT4 + 4096;
 // band's ink extent | its keys' end << 16: see bandExtent), TOKS u32[3 ×
 // (stride / 3 + 1)] one band's matches (x, length, distance), KEYS u64[bands × keyStride] the column
 // keys, SEQS u32 pairs: literals before a match, (distance symbol << 25 | length << 16 | distance).
+// The codes (u32[288 + 32], bit-reversed, length in the top byte), then per match length its code
+// with the extra bits (u32[259]: code | extra bits << code length | bits << 24), at a static address:
+// the literal loop's table reads then take the table's address as a constant, not from a register.
+const CODES_AT: usize = memory.data(320 * 4 + 259 * 4, 16);
+const LEN_BITS_AT: usize = CODES_AT + 320 * 4;
 let bandsAt: usize = 0;
 let toksAt: usize = 0;
 let keysAt: usize = 0;
@@ -142,6 +145,17 @@ function addBands(nbands: u32, y0: u32, rows: u32): u32 {
  *  interleaves); loads may run up to 15 bytes past the band, never past the page's padding. */
 function bandKeys(row: usize, s: usize, h: u32, keys: usize, ks: usize): void {
   const z = i32x4.splat(0);
+  const lowBytes = i16x8.splat(0xff);
+  const ones = i16x8.splat(1);
+  // Adler-32 sums of the band's bytes in columns [0, min(ks, s)) (see adlerBand): per block, the
+  // column-pair sums over the rows (sum), their prefix sums over the rows (pre), the even columns
+  // (evens); across blocks in i32 lanes, the pair sums weighted by column (2l + 1 + 16 × block).
+  let accA = z;
+  let accU = z;
+  let accX = z;
+  let accE = z;
+  let wv = i16x8(1, 3, 5, 7, 9, 11, 13, 15);
+  const sixteen = i16x8.splat(16);
   for (let x: usize = 0; x < ks; x += 16) {
     const p = row + x;
     const r0 = v128.load(p);
@@ -152,6 +166,78 @@ function bandKeys(row: usize, s: usize, h: u32, keys: usize, ks: usize): void {
     const r5 = h > 5 ? v128.load(p + 5 * s) : z;
     const r6 = h > 6 ? v128.load(p + 6 * s) : z;
     const r7 = h > 7 ? v128.load(p + 7 * s) : z;
+    {
+      let sum: v128, pre: v128, evens: v128;
+      sum = i16x8.extadd_pairwise_i8x16_u(r0);
+      pre = sum;
+      evens = v128.and(r0, lowBytes);
+      sum = i16x8.add(sum, i16x8.extadd_pairwise_i8x16_u(r1));
+      pre = i16x8.add(pre, sum);
+      evens = i16x8.add(evens, v128.and(r1, lowBytes));
+      sum = i16x8.add(sum, i16x8.extadd_pairwise_i8x16_u(r2));
+      pre = i16x8.add(pre, sum);
+      evens = i16x8.add(evens, v128.and(r2, lowBytes));
+      sum = i16x8.add(sum, i16x8.extadd_pairwise_i8x16_u(r3));
+      pre = i16x8.add(pre, sum);
+      evens = i16x8.add(evens, v128.and(r3, lowBytes));
+      sum = i16x8.add(sum, i16x8.extadd_pairwise_i8x16_u(r4));
+      pre = i16x8.add(pre, sum);
+      evens = i16x8.add(evens, v128.and(r4, lowBytes));
+      sum = i16x8.add(sum, i16x8.extadd_pairwise_i8x16_u(r5));
+      pre = i16x8.add(pre, sum);
+      evens = i16x8.add(evens, v128.and(r5, lowBytes));
+      sum = i16x8.add(sum, i16x8.extadd_pairwise_i8x16_u(r6));
+      pre = i16x8.add(pre, sum);
+      evens = i16x8.add(evens, v128.and(r6, lowBytes));
+      sum = i16x8.add(sum, i16x8.extadd_pairwise_i8x16_u(r7));
+      pre = i16x8.add(pre, sum);
+      evens = i16x8.add(evens, v128.and(r7, lowBytes));
+      if (x + 16 > s) {
+        // Columns at or past the row end (the next row's bytes) count nothing: the last step again,
+        // masked (the masked rows live only here, so the loop's vectors are not doubled).
+        const m = i8x16.lt_u(
+          i8x16(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+          i8x16.splat(<i8>(s > x ? s - x : 0)),
+        );
+        const a0 = v128.and(r0, m);
+        const a1 = v128.and(r1, m);
+        const a2 = v128.and(r2, m);
+        const a3 = v128.and(r3, m);
+        const a4 = v128.and(r4, m);
+        const a5 = v128.and(r5, m);
+        const a6 = v128.and(r6, m);
+        const a7 = v128.and(r7, m);
+        sum = i16x8.extadd_pairwise_i8x16_u(a0);
+        pre = sum;
+        evens = v128.and(a0, lowBytes);
+        sum = i16x8.add(sum, i16x8.extadd_pairwise_i8x16_u(a1));
+        pre = i16x8.add(pre, sum);
+        evens = i16x8.add(evens, v128.and(a1, lowBytes));
+        sum = i16x8.add(sum, i16x8.extadd_pairwise_i8x16_u(a2));
+        pre = i16x8.add(pre, sum);
+        evens = i16x8.add(evens, v128.and(a2, lowBytes));
+        sum = i16x8.add(sum, i16x8.extadd_pairwise_i8x16_u(a3));
+        pre = i16x8.add(pre, sum);
+        evens = i16x8.add(evens, v128.and(a3, lowBytes));
+        sum = i16x8.add(sum, i16x8.extadd_pairwise_i8x16_u(a4));
+        pre = i16x8.add(pre, sum);
+        evens = i16x8.add(evens, v128.and(a4, lowBytes));
+        sum = i16x8.add(sum, i16x8.extadd_pairwise_i8x16_u(a5));
+        pre = i16x8.add(pre, sum);
+        evens = i16x8.add(evens, v128.and(a5, lowBytes));
+        sum = i16x8.add(sum, i16x8.extadd_pairwise_i8x16_u(a6));
+        pre = i16x8.add(pre, sum);
+        evens = i16x8.add(evens, v128.and(a6, lowBytes));
+        sum = i16x8.add(sum, i16x8.extadd_pairwise_i8x16_u(a7));
+        pre = i16x8.add(pre, sum);
+        evens = i16x8.add(evens, v128.and(a7, lowBytes));
+      }
+      accA = i32x4.add(accA, i32x4.dot_i16x8_s(sum, ones));
+      accU = i32x4.add(accU, i32x4.dot_i16x8_s(pre, ones));
+      accX = i32x4.add(accX, i32x4.dot_i16x8_s(sum, wv));
+      accE = i32x4.add(accE, i32x4.dot_i16x8_s(evens, ones));
+      wv = i16x8.add(wv, sixteen);
+    }
     const a0 = i8x16.shuffle(r0, r1, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
     const a1 = i8x16.shuffle(r0, r1, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
     const b0 = i8x16.shuffle(r2, r3, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
@@ -178,7 +264,51 @@ function bandKeys(row: usize, s: usize, h: u32, keys: usize, ks: usize): void {
     v128.store(k, i32x4.shuffle(e3, f3, 0, 4, 1, 5), 96);
     v128.store(k, i32x4.shuffle(e3, f3, 2, 6, 3, 7), 112);
   }
+  bandA = lanes(accA);
+  bandU = lanes(accU);
+  bandX = lanes(i32x4.sub(accX, accE));
 }
+
+/** The band's Adler-32 sums from bandKeys: Σ bytes, Σ over rows of the prefix sums of the row
+ *  sums, Σ column × byte; over columns [0, min(keys' end, stride)). */
+let bandA: u64 = 0;
+let bandU: u64 = 0;
+let bandX: u64 = 0;
+/** Adler-32 of the page so far (RFC 1950 §8): Σ bytes (not reduced), and b without its n (reduced). */
+let adlerA: u64 = 0;
+let adlerB: u64 = 0;
+
+function lanes(v: v128): u64 {
+  return (
+    <u64>(<u32>i32x4.extract_lane(v, 0)) +
+    <u64>(<u32>i32x4.extract_lane(v, 1)) +
+    <u64>(<u32>i32x4.extract_lane(v, 2)) +
+    <u64>(<u32>i32x4.extract_lane(v, 3))
+  );
+}
+
+/**
+ * Adds band (y0, h rows) to the page's Adler-32 from bandKeys' sums over columns [0, e), the rest of
+ * each row being white (e ≥ the band's ink extent). Adler's b is n + Σ (n − i)·x_i over the page's n
+ * bytes, linear in the bytes, so a band adds (n − y0·s)·A − s·Σ r·A_r − Σ x·v (A_r: row r's sum);
+ * Σ r·A_r is 8·A − Σ of the prefix sums (bandKeys sums 8 rows, those past h being zero). The white
+ * columns [e, s) add 255 per byte in closed form.
+ */
+function adlerBand(y0: u32, h: u32, e: u32, s: u32, n: usize): void {
+  const t = <u64>(s - e) * 255; // one row's white tail
+  const hh = <u64>h;
+  const sumA = bandA + hh * t;
+  const sumR = 8 * bandA - bandU + (t * hh * (hh - 1)) / 2;
+  const sumX = bandX + (hh * t * <u64>(s + e - 1)) / 2;
+  adlerA += sumA;
+  adlerB = (adlerB + (<u64>n - <u64>y0 * <u64>s) * sumA - <u64>s * sumR - sumX) % 65521;
+}
+
+/** The page's Adler-32 after deflatePage, if `pageAdlerSet` (strides up to FUSED_ADLER_MAX). */
+export let pageAdler: u32 = 0;
+export let pageAdlerSet: bool = false;
+/** Widest rows whose Adler sums fit bandKeys' i32 lanes (Σ x·v ≤ 1020 · stride² per band). */
+const FUSED_ADLER_MAX: u32 = 2048;
 
 /**
  * The band's ink extent: the first column from which every byte of its `h` rows is white (0xFF) to
@@ -529,6 +659,9 @@ export function deflatePage(data: usize, n: usize, o: usize, stride: u32, rowDis
   carry = 0;
   counted = 0;
   matched = 0;
+  adlerA = 0;
+  adlerB = 0;
+  const fused = stride <= FUSED_ADLER_MAX;
   let lit: u32 = 0; // literals since the last match
   for (let b: u32 = 0; b < nbands; b++) {
     const info = load<u32>(bandsAt + ((<usize>b) << 3));
@@ -541,6 +674,7 @@ export function deflatePage(data: usize, n: usize, o: usize, stride: u32, rowDis
     const kend = <u32>(align16(<usize>ext + 2) < ks ? align16(<usize>ext + 2) : ks);
     store<u32>(bandsAt + ((<usize>b) << 3), ext | (kend << 16), 4);
     bandKeys(row, S, h, kb, <usize>kend);
+    if (fused) adlerBand(y0, h, kend < stride ? kend : stride, stride, n);
     // The same band of the text row above.
     let ka: usize = 0;
     let aboveDist: u32 = 0;
@@ -561,8 +695,8 @@ export function deflatePage(data: usize, n: usize, o: usize, stride: u32, rowDis
     const sampled = (b / perRow) % LIT_SAMPLE == 0 || counted < LIT_MIN;
     lit = expandBand(data, stride, y0, h, nt, lit, aboveDist, <u32>(n - <usize>y0 * S), sampled, ext, extA);
   }
-  const ns = nseq;
-  const seqs = seqsAt;
+  pageAdlerSet = fused;
+  pageAdler = <u32>((((adlerB + <u64>n) % 65521) << 16) | ((adlerA + 1) % 65521));
   // Sampled counts scaled by the page's literals ÷ those counted (16.16 fixed point: integers only),
   // plus 1 so that a literal the sample missed still has a code.
   const scale: u64 = counted != 0 ? ((<u64>(n - matched)) << 16) / <u64>counted : 0;
@@ -580,8 +714,8 @@ export function deflatePage(data: usize, n: usize, o: usize, stride: u32, rowDis
   if (countUsed(w + DIST_FREQ, 30) < 2) {
     if (load<u32>(w + DIST_FREQ + 4) == 0) store<u32>(w + DIST_FREQ + 4, 1);
   }
-  buildCode(w + LIT_FREQ, 286, w + LENS, w + CODES, 14);
-  buildCode(w + DIST_FREQ, 30, w + LENS + 288, w + CODES + 288 * 4, 15);
+  buildCode(w + LIT_FREQ, 286, w + LENS, CODES_AT, 14);
+  buildCode(w + DIST_FREQ, 30, w + LENS + 288, CODES_AT + 288 * 4, 15);
   let nlit: u32 = 286;
   while (nlit > 257 && load<u8>(w + LENS + nlit - 1) == 0) nlit--;
   let ndist: u32 = 30;
@@ -627,7 +761,7 @@ export function deflatePage(data: usize, n: usize, o: usize, stride: u32, rowDis
   }
 
   // Per-length codes with their extra bits, so a match costs two table reads.
-  const codes = w + CODES;
+  const codes = CODES_AT;
   const lens = w + LENS;
   for (let len: u32 = 3; len <= 258; len++) {
     const s = <u32>load<u8>(w + LEN_SYM + len);
@@ -636,25 +770,37 @@ export function deflatePage(data: usize, n: usize, o: usize, stride: u32, rowDis
     const cl = c >> 24;
     const extra = len - <u32>unchecked(LENGTH_BASE[s]);
     store<u32>(
-      w + LEN_BITS + ((<usize>len) << 2),
+      LEN_BITS_AT + ((<usize>len) << 2),
       (c & 0xffff) | (extra << cl) | ((cl + <u32>unchecked(LENGTH_EXTRA[s])) << 24),
     );
   }
 
-  // The sequences: literals straight from the page, then the match.
+  return writeSequences(data, n, seqsAt, nseq, o, acc, nb);
+}
+
+/**
+ * The block's sequences after its header (bits `acc`, `nb` of them, not yet stored at o): literals
+ * straight from the page, then each match; then the end of block. Returns the end.
+ */
+function writeSequences(data: usize, n: usize, seqs: usize, ns: usize, o: usize, acc: u64, nb: u32): usize {
+  const codes = CODES_AT;
+  const dataEnd = data + n;
+  const seqEnd = seqs + (ns << 3);
   let src = data;
-  for (let k: usize = 0; k <= ns; k++) {
-    const nl = k < ns ? load<u32>(seqs + (k << 3)) : <u32>(data + n - src);
+  let q = seqs;
+  // Cursors rather than counts: fewer values live across the loops, so they stay in registers.
+  while (true) {
+    const last = q == seqEnd;
+    const end = last ? dataEnd : src + <usize>load<u32>(q);
     // Four literals (≤ 56 bits: codes are limited to 14) per flush: < 8 bits wait between flushes.
-    let j: u32 = 0;
-    for (; j + 4 <= nl; j += 4) {
+    while (src + 4 <= end) {
       // Byte loads, and the code (low half) and its length (top byte) read apart: fewer
       // instructions than shifting them out of words. Pairs first, then the four: shorter
       // dependency chains than one literal after another.
-      const a0 = codes + ((<usize>load<u8>(src + j)) << 2);
-      const a1 = codes + ((<usize>load<u8>(src + j, 1)) << 2);
-      const a2 = codes + ((<usize>load<u8>(src + j, 2)) << 2);
-      const a3 = codes + ((<usize>load<u8>(src + j, 3)) << 2);
+      const a0 = codes + ((<usize>load<u8>(src)) << 2);
+      const a1 = codes + ((<usize>load<u8>(src, 1)) << 2);
+      const a2 = codes + ((<usize>load<u8>(src, 2)) << 2);
+      const a3 = codes + ((<usize>load<u8>(src, 3)) << 2);
       const l0 = <u32>load<u8>(a0, 3);
       const l2 = <u32>load<u8>(a2, 3);
       const l01 = l0 + <u32>load<u8>(a1, 3);
@@ -667,12 +813,13 @@ export function deflatePage(data: usize, n: usize, o: usize, stride: u32, rowDis
       o += f >> 3;
       acc >>= f;
       nb -= f;
+      src += 4;
     }
     {
       // The last 0–3 without branches (their count varies from one sequence to the next): the
       // bytes past them are read (the page is followed by other data) but given no bits.
-      const r = nl - j;
-      const v = load<u32>(src + j);
+      const r = <u32>(end - src);
+      const v = load<u32>(src);
       const c0 = load<u32>(codes + ((<usize>(v & 0xff)) << 2));
       const c1 = load<u32>(codes + ((<usize>((v >> 8) & 0xff)) << 2));
       const c2 = load<u32>(codes + ((<usize>((v >> 16) & 0xff)) << 2));
@@ -691,12 +838,12 @@ export function deflatePage(data: usize, n: usize, o: usize, stride: u32, rowDis
       acc >>= f;
       nb -= f;
     }
-    src += nl;
-    if (k == ns) break;
-    const m = load<u32>(seqs + (k << 3) + 4);
+    if (last) break;
+    const m = load<u32>(q, 4);
+    q += 8;
     const len = <usize>((m >> 16) & 0x1ff);
     const d = m & 0xffff;
-    const lc = load<u32>(w + LEN_BITS + (len << 2));
+    const lc = load<u32>(LEN_BITS_AT + (len << 2));
     acc |= (<u64>(lc & 0xffffff)) << nb;
     nb += lc >> 24;
     const ds = m >> 25;
@@ -709,7 +856,7 @@ export function deflatePage(data: usize, n: usize, o: usize, stride: u32, rowDis
     o += f >> 3;
     acc >>= f;
     nb -= f;
-    src += len;
+    src = end + len;
   }
   // End of block, then pad to a byte.
   const eob = load<u32>(codes + (256 << 2));

@@ -2,7 +2,7 @@
 // memory, and a deflate built for these pages (long runs of white, rows of short ink patterns).
 // PNG spec = W3C PNG (ISO/IEC 15948:2003); zlib = RFC 1950; deflate = RFC 1951.
 import { pageH, pagePtr, stride } from './blit';
-import { deflatePage } from './deflate';
+import { deflatePage, pageAdler, pageAdlerSet } from './deflate';
 
 export let tablesPtr: usize = 0;
 // Within tablesPtr: CRC-32 tables u32[16][256] (PNG spec annex D, sliced by 16); fixed-Huffman literal codes u32[256]
@@ -94,27 +94,33 @@ export function crc32(p: usize, n: usize): u32 {
   const end = p + n;
   // Sixteen bytes per step through sixteen tables (slicing-by-16), then byte by byte. The table
   // offsets ride in the loads' immediate offsets. Bytes 4..15 do not depend on the previous step's
-  // CRC: each is a byte load (fewer operations than shift and mask out of a word), and their
-  // lookups come first so that their XORs run while those of the first four (which wait) are in flight.
+  // CRC: each is a byte load (fewer operations than shift and mask out of a word), and their XORs
+  // run while those of the first four (which wait) are in flight.
   while (p + 16 <= end) {
     const w0 = c ^ load<u32>(p);
-    c =
-      load<u32>(t + ((<usize>load<u8>(p, 12)) << 2), 3 << 10) ^
-      load<u32>(t + ((<usize>load<u8>(p, 13)) << 2), 2 << 10) ^
-      load<u32>(t + ((<usize>load<u8>(p, 14)) << 2), 1 << 10) ^
-      load<u32>(t + ((<usize>load<u8>(p, 15)) << 2)) ^
-      load<u32>(t + ((<usize>load<u8>(p, 8)) << 2), 7 << 10) ^
-      load<u32>(t + ((<usize>load<u8>(p, 9)) << 2), 6 << 10) ^
-      load<u32>(t + ((<usize>load<u8>(p, 10)) << 2), 5 << 10) ^
-      load<u32>(t + ((<usize>load<u8>(p, 11)) << 2), 4 << 10) ^
+    // A tree of XORs, four lookups per leaf: partial results free their registers as the loads
+    // arrive (one chain of fifteen kept all sixteen live, and V8 spilled six of them to the stack).
+    const k1 =
       load<u32>(t + ((<usize>load<u8>(p, 4)) << 2), 11 << 10) ^
       load<u32>(t + ((<usize>load<u8>(p, 5)) << 2), 10 << 10) ^
-      load<u32>(t + ((<usize>load<u8>(p, 6)) << 2), 9 << 10) ^
-      load<u32>(t + ((<usize>load<u8>(p, 7)) << 2), 8 << 10) ^
+      (load<u32>(t + ((<usize>load<u8>(p, 6)) << 2), 9 << 10) ^
+        load<u32>(t + ((<usize>load<u8>(p, 7)) << 2), 8 << 10));
+    const k2 =
+      load<u32>(t + ((<usize>load<u8>(p, 8)) << 2), 7 << 10) ^
+      load<u32>(t + ((<usize>load<u8>(p, 9)) << 2), 6 << 10) ^
+      (load<u32>(t + ((<usize>load<u8>(p, 10)) << 2), 5 << 10) ^
+        load<u32>(t + ((<usize>load<u8>(p, 11)) << 2), 4 << 10));
+    const k3 =
+      load<u32>(t + ((<usize>load<u8>(p, 12)) << 2), 3 << 10) ^
+      load<u32>(t + ((<usize>load<u8>(p, 13)) << 2), 2 << 10) ^
+      (load<u32>(t + ((<usize>load<u8>(p, 14)) << 2), 1 << 10) ^
+        load<u32>(t + ((<usize>load<u8>(p, 15)) << 2)));
+    const k0 =
       load<u32>(t + ((<usize>(w0 & 0xff)) << 2), 15 << 10) ^
       load<u32>(t + ((<usize>((w0 >>> 8) & 0xff)) << 2), 14 << 10) ^
-      load<u32>(t + ((<usize>((w0 >>> 16) & 0xff)) << 2), 13 << 10) ^
-      load<u32>(t + ((<usize>(w0 >>> 24)) << 2), 12 << 10);
+      (load<u32>(t + ((<usize>((w0 >>> 16) & 0xff)) << 2), 13 << 10) ^
+        load<u32>(t + ((<usize>(w0 >>> 24)) << 2), 12 << 10));
+    c = k1 ^ k2 ^ (k3 ^ k0);
     p += 16;
   }
   for (; p < end; p++) c = load<u32>(t + ((<usize>((c ^ (<u32>load<u8>(p))) & 0xff)) << 2)) ^ (c >>> 8);
@@ -203,9 +209,14 @@ export function writePng(out: usize, mode: u32, width: u32, rowDist: u32): usize
   const data = pagePtr;
   const n = <usize>stride * pageH;
   let o = z + 2;
+  let adler: u32 = 0;
+  let adlerDone = false;
   if (mode == 2) {
     store<u16>(z, 0x5e78); // FLG 0x5E: FLEVEL 1 ("fast"), FCHECK
     o = deflatePage(data, n, o, stride, rowDist);
+    // The page deflate sums Adler-32 as it builds its column keys (deflate.ts, adlerBand).
+    adler = pageAdler;
+    adlerDone = pageAdlerSet;
     if (o - (z + 2) > n + (n / 65535 + 1) * 5) {
       store<u16>(z, 0x0178);
       o = z + 2;
@@ -229,7 +240,7 @@ export function writePng(out: usize, mode: u32, width: u32, rowDist: u32): usize
   } else if (mode == 1) {
     o = deflateRuns(data, n, o);
   }
-  be32(o, adler32(data, n));
+  be32(o, adlerDone ? adler : adler32(data, n));
   o += 4;
   const len = <u32>(o - z);
   be32(idat, len);

@@ -2,10 +2,10 @@
  * `node --import tsx bench/deflate-variants.ts A.wasm B.wasm …`: builds of the core side by side in one
  * process, for weighing a change to assembly/deflate.ts (docs/renderer.md §5, the table of ideas).
  * Build a variant with `npx asc assembly/index.ts --target release -o /tmp/variant.wasm`, the
- * baseline the same way from another commit. Prints, per build: text → PNG Mchar per CPU second and
- * CPU µs per page on 1M characters of the bench prose (1568×784, 4x6 and gf-6x10; runs interleaved,
- * median of 11, since the machine is shared), and PNG bytes ÷ zlib level 1 over prose, code and log
- * on three shapes.
+ * baseline the same way from another commit. Prints, per build: text → PNG Mchar per CPU second, CPU
+ * µs per page and wall µs per page (median and minimum) on 1M characters of the bench prose (1568×784,
+ * 4x6 and gf-6x10; runs interleaved, 11 of them or `REPS=…`, since the machine is shared), and PNG
+ * bytes ÷ zlib level 1 over prose, code and log on three shapes.
  */
 import { readFileSync } from 'node:fs';
 import { deflateSync } from 'node:zlib';
@@ -51,23 +51,30 @@ const ratios = cores.map((core) => {
 });
 
 const text = englishProse(1_000_000);
+// Interleaved runs per build (REPS=… for more on a noisy machine). CPU time comes in the kernel's
+// ticks (a run of 39 pages is ~8 ms), so wall time per run is printed too: its minimum is the
+// steadiest figure on a shared machine.
+const REPS = Number(process.env.REPS ?? 11);
 for (const o of SPEED) {
-  const times: number[][] = files.map(() => []);
-  for (let rep = 0; rep < 11; rep++) {
+  const cpu: number[][] = files.map(() => []);
+  const wall: number[][] = files.map(() => []);
+  for (let rep = 0; rep < REPS; rep++) {
     cores.forEach((core, i) => {
       const t = cpuMs();
+      const t0 = performance.now();
       for (const page of core.pages(text, o)) page.png('deflate');
-      times[i]!.push(cpuMs() - t);
+      wall[i]!.push(performance.now() - t0);
+      cpu[i]!.push(cpuMs() - t);
     });
   }
-  const median = (v: number[]): number => v.sort((a, b) => a - b)[v.length >> 1]!;
+  const median = (v: number[]): number => [...v].sort((a, b) => a - b)[v.length >> 1]!;
   const cell = `${o.cell}${o.scale && o.scale > 1 ? `+s${o.scale}` : ''}`;
   const nPages = [...cores[0]!.pages(text, o)].length;
+  const us = (ms: number): string => ((ms * 1000) / nPages).toFixed(1).padStart(6);
   for (const [i, f] of files.entries()) {
-    const mcps = text.length / median(times[i]!) / 1000;
-    const us = (median(times[i]!) * 1000) / nPages;
+    const mcps = text.length / median(cpu[i]!) / 1000;
     process.stdout.write(
-      `${cell.padEnd(8)} ${f.padEnd(40)} ${mcps.toFixed(0).padStart(4)} Mchar/CPU-s ${us.toFixed(1).padStart(6)} µs/page  bytes ÷ zlib-1 ${ratios[i]!.toFixed(3)}\n`,
+      `${cell.padEnd(8)} ${f.padEnd(32)} ${mcps.toFixed(0).padStart(4)} Mchar/CPU-s ${us(median(cpu[i]!))} CPU µs/page, wall µs/page median ${us(median(wall[i]!))} min ${us(Math.min(...wall[i]!))}  bytes ÷ zlib-1 ${ratios[i]!.toFixed(3)}\n`,
     );
   }
 }

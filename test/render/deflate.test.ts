@@ -12,6 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { englishProse } from '../../src/cli/prose.js';
 import { decode, normalize, parseVariant, render } from '../../src/render/index.js';
 import { inflateZlibPortable } from '../../src/render/inflate.js';
+import { adler32 } from '../../src/render/stored.js';
 import { loadWasmCore, type CoreDeflate, type WasmPageOptions } from '../../src/render/wasm.js';
 
 const MODES: readonly CoreDeflate[] = ['deflate', 'runs', 'stored'];
@@ -107,6 +108,44 @@ describe('the core deflate', () => {
         expect(png.length).toBeLessThanOrEqual(stored.length);
       }
     }
+  });
+
+  // The core sums Adler-32 while it builds each band's column keys (assembly/deflate.ts, adlerBand):
+  // only the columns up to the keys' end are read, the rows' white tails are added in closed form,
+  // the last 16-column step is masked at the row end, and rows wider than 2048 bytes fall back to
+  // the plain loop. Each of those edges is a shape here.
+  it('writes the Adler-32 of the scanlines: narrow, odd, full-width, widest summed and fallback strides', async () => {
+    const core = await loadWasmCore();
+    const full = englishProse(30_000).replace(/\n/g, ' '); // flow fills rows to the right edge
+    const bytes = Array.from({ length: 3000 }, (_, i) =>
+      String.fromCodePoint(0x21 + ((i * 37) % 0x5e), 0x2500 + (i % 0x80)),
+    ).join('');
+    const cases: [string, string, number, number][] = [
+      // [text, variant, width, height]: strides 16, 17, 197, 2048 (the widest summed), 2049.
+      [full, '4x6+flow', 120, 60],
+      [full, '4x6+flow', 128, 60],
+      [full, '4x6+flow', 1568, 200],
+      [bytes, 'gf-6x10+flow', 1566, 300],
+      [full, '5x8+c1+r1+flow', 333, 200],
+      [full, '4x6+s3+flow', 997, 200],
+      ['\n\n\n' + full, '4x6', 1568, 120],
+      [full, '4x6+flow', 16376, 48],
+      [bytes, '6x10+flow', 16376, 40],
+      [full, '4x6+flow', 16384, 48],
+    ];
+    let pages = 0;
+    for (const [text, variant, width, height] of cases) {
+      const options = { width, height, ...parseVariant(variant) };
+      for (const page of core.pages(text, options)) {
+        const png = page.png('deflate');
+        const z = idat(png);
+        const trailer = new DataView(z.buffer, z.byteOffset + z.length - 4).getUint32(0);
+        expect(trailer, `${variant} ${width}×${height} page ${pages}`).toBe(adler32(page.scanlines));
+        expect(Buffer.compare(inflateSync(z), page.scanlines)).toBe(0);
+        if (++pages % 3 === 0) break;
+      }
+    }
+    expect(pages).toBeGreaterThanOrEqual(cases.length);
   });
 
   // Literals are counted in every text row until 4096 have been, then in one text row of 32
