@@ -38,7 +38,7 @@ import {
   TEXT_FAILED,
   textWritten,
 } from './chunks.js';
-import type { HeldSlot, PoolJob, PoolReply, PoolWarm } from './worker.js';
+import type { HeldSlot, PoolChunk, PoolJob, PoolReply, PoolWarm } from './worker.js';
 
 export { chunkBounds } from './chunks.js';
 
@@ -212,6 +212,7 @@ export class RenderPool {
           role,
           workers: this.size,
           maxPages,
+          notify: options.onPage !== undefined,
         } satisfies PoolJob);
       }
       if (buffer === undefined) return;
@@ -311,22 +312,21 @@ export class RenderPool {
     const job = [...t.jobs].find((j) => j.id === reply.id);
     if (!job) return;
     if (reply.kind === 'chunk') {
-      if (reply.chunk < chunksOf(job)) job.chunks[reply.chunk] = { png: reply.png, meta: reply.meta };
+      this.received(job, reply);
       void this.deliver(job);
       return;
     }
     if (reply.kind === 'counted') {
-      if (reply.pages > job.maxPages)
-        this.fail(
-          job,
-          new RangeError(
-            `render: the text needs more than ${job.maxPages} pages of ${job.width}x${job.height}; ` +
-              `pass a larger maxPages (or Infinity) to lift the limit`,
-          ),
-        );
-      else void this.deliver(job);
+      this.fail(
+        job,
+        new RangeError(
+          `render: the text needs more than ${job.maxPages} pages of ${job.width}x${job.height}; ` +
+            `pass a larger maxPages (or Infinity) to lift the limit`,
+        ),
+      );
       return;
     }
+    if (reply.kind === 'done') for (const c of reply.chunks) this.received(job, c);
     t.jobs.delete(job);
     job.workers.delete(worker);
     if (job.workers.size === 0) this.recycle(job.text); // no worker reads it any more
@@ -334,7 +334,11 @@ export class RenderPool {
     if (reply.kind === 'error') {
       const where = reply.page < 0 ? 'counting the pages' : `page ${reply.page + 1}`;
       this.fail(job, new Error(`render pool: ${where}: ${reply.error}`));
-    } else this.checkStalled(job);
+    } else void this.deliver(job);
+  }
+
+  private received(job: Job, c: PoolChunk): void {
+    if (c.chunk < chunksOf(job)) job.chunks[c.chunk] = { png: c.png, meta: c.meta };
   }
 
   /** Every worker said `done` and posts its chunks before that: a chunk still missing is a bug. */
