@@ -9,8 +9,10 @@
  * (chunks.ts). Each worker takes the next chunk from a shared atomic counter, so a worker that gets
  * more CPU takes more chunks and none idles while another still holds a long tail, and starts it from
  * its state (`WasmRun.restore`) without laying out the pages before it. Pages come back as one
- * transferred buffer per chunk, in order to `onPage` as soon as the chunks before them are in,
- * byte-identical to `render()` on the WASM engine (docs/render.md, "Pages on worker threads").
+ * transferred buffer per chunk, all of a worker's chunks in one message with its `done` (each message
+ * wakes this thread), or each chunk at once when `onPage` wants its pages in order as soon as the
+ * chunks before them are in; byte-identical to `render()` on the WASM engine (docs/render.md, "Pages
+ * on worker threads").
  */
 import { availableParallelism } from 'node:os';
 import { createRequire } from 'node:module';
