@@ -10,6 +10,8 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { deflateSync } from 'node:zlib';
 import { Worker } from 'node:worker_threads';
 import { Bench } from 'tinybench';
@@ -159,6 +161,16 @@ const speedSuite: BenchSuite = {
     return rows;
   },
 };
+
+/**
+ * Orders of 0..n-1 (a Williams design): over all rows, each index comes in every position and right
+ * after every other index equally often (n rows for even n, 2n for odd n).
+ */
+export function balancedOrders(n: number): number[][] {
+  const first = Array.from({ length: n }, (_, k) => (k % 2 ? (k + 1) / 2 : (n - k / 2) % n));
+  const rows = Array.from({ length: n }, (_, r) => first.map((x) => (x + r) % n));
+  return n % 2 ? [...rows, ...rows.map((row) => [...row].reverse())] : rows;
+}
 
 /** Median of a list of numbers. */
 function median(xs: number[]): number {
@@ -323,6 +335,15 @@ const poolSuite: BenchSuite = {
     type PoolModule = typeof import('../src/render-node/index.js');
     const { render } = (await import(new URL('render/index.js', root).href)) as RenderModule;
     const { createRenderPool } = (await import(new URL('render-node/index.js', root).href)) as PoolModule;
+    // GLYPHFOLD_BENCH_POOL_BASE=<a dist/ directory> (another build of the package, e.g. main's): its pool
+    // too, alternated with the others in the same run, for a before/after side by side.
+    const baseDir = process.env.GLYPHFOLD_BENCH_POOL_BASE;
+    const base =
+      baseDir === undefined
+        ? undefined
+        : (
+            (await import(pathToFileURL(join(resolve(baseDir), 'render-node/index.js')).href)) as PoolModule
+          ).createRenderPool({ size: availableParallelism() });
     const shape = { width: 1568, height: 784 };
     const core = await loadWasmCore();
     const target = ctx.quick ? 20 : 200;
@@ -340,6 +361,7 @@ const poolSuite: BenchSuite = {
     const rows: BenchResult[] = [];
     try {
       await pool.warm();
+      await base?.warm();
       const startupMs = performance.now() - started;
       const wasmUrl = new URL('../dist/render/wasm.js', import.meta.url).href;
       const o = pageOptions({ variant: '4x6', ...shape });
@@ -373,9 +395,11 @@ const poolSuite: BenchSuite = {
           serial.pages.every((p, i) => Buffer.compare(p.png, parallel.pages[i]!.png) === 0) &&
           Buffer.compare(Buffer.concat(await one(false)), all) === 0 &&
           Buffer.compare(Buffer.concat(await two(false)), all) === 0;
-        if (!same) throw new Error(`pool (${compression}): bytes differ from render()`);
-        type Name = 'serial' | 'pool' | 'one' | 'two';
-        const names: Name[] = ['serial', 'pool', 'one', 'two'];
+        const baseline = base ? await base.render(text, options) : undefined;
+        if (!same || (baseline && Buffer.compare(Buffer.concat(baseline.pages.map((p) => p.png)), all) !== 0))
+          throw new Error(`pool (${compression}): bytes differ from render()`);
+        type Name = 'serial' | 'pool' | 'one' | 'two' | 'base';
+        const names: Name[] = ['serial', 'pool', 'one', 'two', ...(base ? (['base'] as const) : [])];
         const runs = Object.fromEntries(
           names.map((n) => [
             n,
@@ -387,11 +411,15 @@ const poolSuite: BenchSuite = {
           pool: () => pool.render(text, options),
           one,
           two,
+          base: () => base!.render(text, options),
         };
-        for (let i = 0; i < (ctx.quick ? 2 : 25); i++) {
-          // Each in every position of the order in turn, so that none always follows the same one.
-          for (let j = 0; j < names.length; j++) {
-            const name = names[(i + j) % names.length]!;
+        // Rows of a Williams design: each call in every position, and after every other call as often
+        // (a call pays part of the garbage its predecessor left: rotating one order made the call after
+        // render() look up to 3 ms slower than the same pool one place later).
+        const orders = balancedOrders(names.length);
+        for (let i = 0; i < (ctx.quick ? 2 : Math.ceil(25 / orders.length) * orders.length); i++) {
+          for (const j of orders[i % orders.length]!) {
+            const name = names[j]!;
             const [t, c, before] = [performance.now(), cpuMs(), threadCpuMs()];
             await calls[name]();
             runs[name]!.wall.push(performance.now() - t);
@@ -408,6 +436,13 @@ const poolSuite: BenchSuite = {
         ) as Record<Name, ReturnType<typeof splitThreadCpu>>;
         const speedup = wall.serial / wall.pool;
         const ceiling = wall.one / wall.two;
+        if (base)
+          ctx.log(
+            `${compression}: base pool (${baseDir}) ${wall.base.toFixed(1)} ms (cpu ${cpu.base.toFixed(1)}), ` +
+              `${(wall.serial / wall.base).toFixed(2)}×, ÷ ceiling ${(wall.serial / wall.base / ceiling).toFixed(2)}; ` +
+              `by thread: calling ${byThread.base.calling.toFixed(1)}, workers ${byThread.base.workers.toFixed(1)}, ` +
+              `other ${byThread.base.other.toFixed(1)} ms`,
+          );
         ctx.log(
           `${compression}, ${serial.pages.length} pages: serial ${wall.serial.toFixed(1)} ms (cpu ${cpu.serial.toFixed(1)}), ` +
             `pool of ${cores} ${wall.pool.toFixed(1)} ms (cpu ${cpu.pool.toFixed(1)}), ${speedup.toFixed(2)}×; ` +
@@ -454,6 +489,7 @@ const poolSuite: BenchSuite = {
       }
     } finally {
       await pool.close();
+      await base?.close();
     }
     const loadAfter = loadavg();
     const load = `${loadBefore[0]!.toFixed(1)} → ${loadAfter[0]!.toFixed(1)}`;

@@ -9,8 +9,10 @@
  * (chunks.ts). Each worker takes the next chunk from a shared atomic counter, so a worker that gets
  * more CPU takes more chunks and none idles while another still holds a long tail, and starts it from
  * its state (`WasmRun.restore`) without laying out the pages before it. Pages come back as one
- * transferred buffer per chunk, in order to `onPage` as soon as the chunks before them are in,
- * byte-identical to `render()` on the WASM engine (docs/render.md, "Pages on worker threads").
+ * transferred buffer per chunk, all of a worker's chunks in one message with its `done` (each message
+ * wakes this thread), or each chunk at once when `onPage` wants its pages in order as soon as the
+ * chunks before them are in; byte-identical to `render()` on the WASM engine (docs/render.md, "Pages
+ * on worker threads").
  */
 import { availableParallelism } from 'node:os';
 import { createRequire } from 'node:module';
@@ -38,7 +40,7 @@ import {
   TEXT_FAILED,
   textWritten,
 } from './chunks.js';
-import type { HeldSlot, PoolJob, PoolReply, PoolWarm } from './worker.js';
+import type { HeldSlot, PoolChunk, PoolJob, PoolReply, PoolWarm } from './worker.js';
 
 export { chunkBounds } from './chunks.js';
 
@@ -212,6 +214,7 @@ export class RenderPool {
           role,
           workers: this.size,
           maxPages,
+          notify: options.onPage !== undefined,
         } satisfies PoolJob);
       }
       if (buffer === undefined) return;
@@ -311,22 +314,21 @@ export class RenderPool {
     const job = [...t.jobs].find((j) => j.id === reply.id);
     if (!job) return;
     if (reply.kind === 'chunk') {
-      if (reply.chunk < chunksOf(job)) job.chunks[reply.chunk] = { png: reply.png, meta: reply.meta };
+      this.received(job, reply);
       void this.deliver(job);
       return;
     }
     if (reply.kind === 'counted') {
-      if (reply.pages > job.maxPages)
-        this.fail(
-          job,
-          new RangeError(
-            `render: the text needs more than ${job.maxPages} pages of ${job.width}x${job.height}; ` +
-              `pass a larger maxPages (or Infinity) to lift the limit`,
-          ),
-        );
-      else void this.deliver(job);
+      this.fail(
+        job,
+        new RangeError(
+          `render: the text needs more than ${job.maxPages} pages of ${job.width}x${job.height}; ` +
+            `pass a larger maxPages (or Infinity) to lift the limit`,
+        ),
+      );
       return;
     }
+    if (reply.kind === 'done') for (const c of reply.chunks) this.received(job, c);
     t.jobs.delete(job);
     job.workers.delete(worker);
     if (job.workers.size === 0) this.recycle(job.text); // no worker reads it any more
@@ -334,7 +336,11 @@ export class RenderPool {
     if (reply.kind === 'error') {
       const where = reply.page < 0 ? 'counting the pages' : `page ${reply.page + 1}`;
       this.fail(job, new Error(`render pool: ${where}: ${reply.error}`));
-    } else this.checkStalled(job);
+    } else void this.deliver(job);
+  }
+
+  private received(job: Job, c: PoolChunk): void {
+    if (c.chunk < chunksOf(job)) job.chunks[c.chunk] = { png: c.png, meta: c.meta };
   }
 
   /** Every worker said `done` and posts its chunks before that: a chunk still missing is a bug. */

@@ -105,6 +105,35 @@ describe('render pool', () => {
     }
   });
 
+  it("gives the same pages with and without onPage at once: chunks posted as they come, or with each worker's done", async () => {
+    const two = createRenderPool({ size: 2 });
+    try {
+      const text = englishProse(60_000);
+      const options = { shape: { width: 200, height: 60 }, cell: '4x6' as const };
+      const seen: number[] = [];
+      const [early, late, serial] = await Promise.all([
+        // An onPage that yields: later chunks come in while it waits, and are delivered in order.
+        two.render(text, {
+          ...options,
+          onPage: async (_, i) => {
+            seen.push(i);
+            if (i % 7 === 0) await new Promise((r) => setImmediate(r));
+          },
+        }),
+        two.render(text, options),
+        render(text, { ...options, engine: 'wasm' }),
+      ]);
+      expect(serial.pages.length).toBeGreaterThan(40);
+      const want = serial.pages.map((p) => Buffer.from(p.png).toString('base64'));
+      expect(early.pages.map((p) => Buffer.from(p.png).toString('base64'))).toEqual(want);
+      expect(late.pages.map((p) => Buffer.from(p.png).toString('base64'))).toEqual(want);
+      expect(seen).toEqual(serial.pages.map((_, i) => i));
+      expect([late.chars, late.escapes, late.bytes]).toEqual([serial.chars, serial.escapes, serial.bytes]);
+    } finally {
+      await two.close();
+    }
+  });
+
   it('cuts pages into chunks that cover them once, large first and single pages last', () => {
     const b = [...chunkBounds(200, 2)];
     expect(b[0]).toBe(0);
