@@ -3,9 +3,11 @@
 // repeat at — the column before (runs of white), the text row above (indentation, log prefixes,
 // columns), one hash probe (repeated words) — and each band match then serves every pixel row of the
 // band, extended per row; past each band's ink extent the rows are white and each row's tail is one
-// match. Literals are counted in a sample of the text rows. Everything it reads is the page (and the
-// bytes after it, which get no bits) and tables it rebuilds per page, and it does integer arithmetic
-// only: the same scanlines give the same bytes on every runtime. Ideas, sources and what each paid
+// match. The literal/length code is one of two learnt once per shape and atlas from prepare()'s
+// sample page, picked per page from its parse. Everything it reads is the page (and the bytes after
+// it, which get no bits), those codes and tables it rebuilds per page, and the choice and the codes
+// use integer arithmetic (the one f64 sum compares integers exactly): the same scanlines give the
+// same bytes on every runtime. Ideas, sources and what each paid
 // are in docs/renderer.md §5 ("The core's deflate").
 
 import { align16 } from './memory';
@@ -29,9 +31,7 @@ const COUNTS = SYMS + 288 * 4; // u32[32] codes per length; next codes in the up
 const RLE = COUNTS + 32 * 4; // u32[320] code-length items (symbol | extra << 8)
 const LEN_SYM = RLE + 320 * 4; // u8[259] length → symbol − 257 (static)
 const DIST_SYM = LEN_SYM + 260; // u8[512] distance → symbol (zlib's dist_code layout, static)
-// u32[4][256] literal counts: four tables, so that repeated bytes do not wait on each other.
-const LIT4 = DIST_SYM + 512;
-const FIXED_END = LIT4 + 4096;
+const FIXED_END = DIST_SYM + 512;
 // Then, sized per page shape (setDeflateWork): BANDS u32[2 × bands] (y0 << 4 | height, then the
 // band's ink extent | its keys' end << 16: see bandExtent), TOKS u32[3 ×
 // (stride / 3 + 1)] one band's matches (x, length, distance), KEYS u64[bands × keyStride] the column
@@ -116,13 +116,6 @@ function distSym(d: u32): u32 {
     ? <u32>load<u8>(work + DIST_SYM + d - 1)
     : <u32>load<u8>(work + DIST_SYM + 256 + ((d - 1) >> 7));
 }
-
-/** Literals are counted in one text row of this many (fpnge's sampled histogram), and in every text
- *  row until LIT_MIN have been counted (so that a page whose sampled rows are short or blank still
- *  gets a table from its own text); counts are scaled to the page's literals and every byte value
- *  gets a code. */
-const LIT_SAMPLE: u32 = 32;
-const LIT_MIN: u32 = 4096;
 
 /** Shortest match of hash candidates, in columns (bytes per row). */
 const MIN_HASH: u32 = 6;
@@ -372,31 +365,98 @@ function rowsEqual(a: usize, b: usize, s: usize): bool {
   return i == s || !v128.any_true(v128.xor(v128.load(a + s - 16), v128.load(b + s - 16)));
 }
 
-/** Literals counted so far on this page, and bytes covered by matches. */
-let counted: u32 = 0;
-let matched: usize = 0;
+/** Set while learnLiteralCode deflates its sample page. */
+let learning: bool = false;
 
-/** Counts `k` literal bytes at p (four at a time, into four tables); returns k. */
-function countLits(p: usize, k: u32): u32 {
-  counted += k;
-  const f = work + LIT4;
-  let i: usize = 0;
-  for (; i + 4 <= <usize>k; i += 4) {
-    const v = load<u32>(p + i);
-    const c0 = f + ((<usize>(v & 0xff)) << 2);
-    store<u32>(c0, load<u32>(c0) + 1);
-    const c1 = f + 1024 + ((<usize>((v >> 8) & 0xff)) << 2);
-    store<u32>(c1, load<u32>(c1) + 1);
-    const c2 = f + 2048 + ((<usize>((v >> 16) & 0xff)) << 2);
-    store<u32>(c2, load<u32>(c2) + 1);
-    const c3 = f + 3072 + ((<usize>(v >> 24)) << 2);
-    store<u32>(c3, load<u32>(c3) + 1);
+/** Deflates the sample page at `data` (prepare()'s sample text) into scratch at `o`, counting
+ *  every literal, and keeps its literal/length code for every page that follows, so that pages
+ *  skip counting and building that code and a page's bytes still depend on that page alone. */
+export function learnLiteralCode(data: usize, n: usize, o: usize, stride: u32, rowDist: u32): void {
+  learning = true;
+  deflatePage(data, n, o, stride, rowDist);
+  learning = false;
+}
+
+/** Counts the literals of the sample page's sequences (the bytes between matches). */
+function countLits(data: usize, n: usize): void {
+  let src = data;
+  sampleLits = 1;
+  for (let q: usize = 0; q <= nseq; q++) {
+    const at = seqsAt + (q << 3);
+    const end = q == nseq ? data + n : src + <usize>load<u32>(at);
+    sampleLits += <u32>(end - src);
+    for (; src < end; src++) {
+      const c = SAMPLE_FREQ + ((<usize>load<u8>(src)) << 2);
+      store<u32>(c, load<u32>(c) + 1);
+    }
+    src = end + <usize>((load<u32>(at, 4) >> 16) & 0x1ff);
   }
-  for (; i < <usize>k; i++) {
-    const c = f + ((<usize>load<u8>(p + i)) << 2);
-    store<u32>(c, load<u32>(c) + 1);
+}
+
+/** The sample's literal counts (u32[256]) and their total. */
+const SAMPLE_FREQ: usize = memory.data(256 * 4, 16);
+let sampleLits: u32 = 1;
+/** Bytes covered by this page's matches. */
+let matched: usize = 0;
+/** Two literal/length codes learnt from the sample: lengths as frequent as an average literal, and
+ *  16× that (pages of many matches). Each: codes u32[288], per-length codes u32[259], lengths u8[288],
+ *  the sample's mean literal bits × 256. */
+const SLOT_BYTES: usize = 288 * 4 + 259 * 4 + 288 + 4;
+const SLOTS: usize = memory.data(2 * (288 * 4 + 259 * 4 + 288 + 4), 16);
+
+/** Builds slot k's code from the sample's counts, each length counted 1 + literals >> shift times. */
+function learnSlot(k: usize, shift: u32): void {
+  const w = work;
+  const f = w + LIT_FREQ;
+  for (let b: usize = 0; b < 286; b++) {
+    const c = b < 256 ? load<u32>(SAMPLE_FREQ + (b << 2)) : b > 256 ? sampleLits >> shift : 0;
+    store<u32>(f + (b << 2), c + 1);
   }
-  return k;
+  buildCode(f, 286, w + LENS, CODES_AT, 14);
+  // Per-length codes with their extra bits, so a match costs two table reads.
+  for (let len: u32 = 3; len <= 258; len++) {
+    const s = <u32>load<u8>(w + LEN_SYM + len);
+    const c = load<u32>(CODES_AT + ((<usize>(257 + s)) << 2));
+    const cl = c >> 24;
+    const extra = len - <u32>unchecked(LENGTH_BASE[s]);
+    store<u32>(
+      LEN_BITS_AT + ((<usize>len) << 2),
+      (c & 0xffff) | (extra << cl) | ((cl + <u32>unchecked(LENGTH_EXTRA[s])) << 24),
+    );
+  }
+  let bits: u64 = 0;
+  for (let b: usize = 0; b < 256; b++) {
+    bits += <u64>load<u32>(SAMPLE_FREQ + (b << 2)) * <u64>load<u8>(w + LENS + b);
+  }
+  const slot = SLOTS + k * SLOT_BYTES;
+  memory.copy(slot, CODES_AT, 288 * 4);
+  memory.copy(slot + 288 * 4, LEN_BITS_AT, 259 * 4);
+  memory.copy(slot + 288 * 4 + 259 * 4, w + LENS, 288);
+  store<u32>(slot + SLOT_BYTES - 4, <u32>((bits << 8) / <u64>sampleLits));
+}
+
+/** Takes the slot whose code writes this page's literals (at the sample's mean) and its lengths
+ *  in fewer bits (× 256; integers below 2^53 in f64, so exact): both are known from the parse
+ *  alone, so a page's bytes depend on that page only. The first slot wins a tie. */
+function pickSlot(n: usize): void {
+  const w = work;
+  const lits = <f64>(n - matched);
+  let best: usize = SLOTS;
+  let bestBits: f64 = Infinity;
+  for (let slot = SLOTS; slot < SLOTS + 2 * SLOT_BYTES; slot += SLOT_BYTES) {
+    let bits = lits * <f64>load<u32>(slot + SLOT_BYTES - 4);
+    for (let s: usize = 257; s < 286; s++) {
+      bits +=
+        <f64>load<u32>(w + LIT_FREQ + (s << 2)) * <f64>((<u32>load<u8>(slot + 288 * 4 + 259 * 4 + s)) << 8);
+    }
+    if (bits < bestBits) {
+      bestBits = bits;
+      best = slot;
+    }
+  }
+  memory.copy(CODES_AT, best, 288 * 4);
+  memory.copy(LEN_BITS_AT, best + 288 * 4, 259 * 4);
+  memory.copy(w + LENS, best + 288 * 4 + 259 * 4, 286);
 }
 
 let nseq: usize = 0;
@@ -539,7 +599,7 @@ function pushRun(lit: u32, at: u32, e: u32, d: u32): void {
  * prefixes); a row equal to the one above is one copy. A match that starts inside the ink stops
  * at the band's extent `ext` unless it reaches it; each row's white tail is then one match (the
  * text row above if its band's extent `extA` or a scan says it is white there, else a run).
- * `left` is the page's bytes from y0 on; literals are counted only if `sampled`. Returns the
+ * `left` is the page's bytes from y0 on. Returns the
  * literals pending after the band.
  */
 function expandBand(
@@ -551,7 +611,6 @@ function expandBand(
   lit: u32,
   aboveDist: u32,
   left: u32,
-  sampled: bool,
   ext: u32,
   extA: u32,
 ): u32 {
@@ -581,7 +640,7 @@ function expandBand(
         if (tend <= xs + 2) continue;
         if (start < xs) start = xs;
         let d = load<u32>(t, 8);
-        lit += sampled ? countLits(p + xs, start - xs) : start - xs;
+        lit += start - xs;
         // Up to the band's extent (past it the row is white: the tail below), or on past the row end
         // if the match reaches it already.
         let e = tend < ext ? repeatEnd(p, tend, d, ext) : tend;
@@ -605,7 +664,7 @@ function expandBand(
     // The white tail: literals up to this row's own extent, then one match to the row end — the
     // text row above if it is white there too (it may go on into the next row), else a run of 0xFF.
     const er = xs < ext ? whiteFrom(p, ext, xs) : xs;
-    lit += sampled ? countLits(p + xs, er - xs) : er - xs;
+    lit += er - xs;
     xs = er;
     if (stride - xs >= 4) {
       if (
@@ -620,14 +679,14 @@ function expandBand(
         continue;
       }
       if (load<u8>(p + xs - 1) != 0xff) {
-        lit += sampled ? countLits(p + xs, 1) : 1;
+        lit += 1;
         xs++;
       }
       pushRun(lit, xs, stride, 1);
       lit = 0;
       continue;
     }
-    lit += sampled ? countLits(p + xs, stride - xs) : stride - xs;
+    lit += stride - xs;
   }
   return lit;
 }
@@ -642,7 +701,7 @@ export function deflatePage(data: usize, n: usize, o: usize, stride: u32, rowDis
   const w = work;
   memory.fill(w + HEAD, 0x7f, 8 << HASH_BITS);
   memory.fill(w + LIT_FREQ, 0, 288 * 4 + 32 * 4 + 20 * 4);
-  memory.fill(w + LIT4, 0, 4096);
+  const learn = learning;
   const S = <usize>stride;
   const ks = keyStride(stride);
   const H = <u32>(n / S);
@@ -656,9 +715,8 @@ export function deflatePage(data: usize, n: usize, o: usize, stride: u32, rowDis
   nbands = addBands(nbands, textRows * T, below);
 
   nseq = 0;
-  carry = 0;
-  counted = 0;
   matched = 0;
+  carry = 0;
   adlerA = 0;
   adlerB = 0;
   const fused = stride <= FUSED_ADLER_MAX;
@@ -692,41 +750,33 @@ export function deflatePage(data: usize, n: usize, o: usize, stride: u32, rowDis
       }
     }
     const nt = parseBand(b, y0, h, kb, ka, aboveDist, stride, ks, ext, kend, kendA);
-    const sampled = (b / perRow) % LIT_SAMPLE == 0 || counted < LIT_MIN;
-    lit = expandBand(data, stride, y0, h, nt, lit, aboveDist, <u32>(n - <usize>y0 * S), sampled, ext, extA);
+    lit = expandBand(data, stride, y0, h, nt, lit, aboveDist, <u32>(n - <usize>y0 * S), ext, extA);
   }
   pageAdlerSet = fused;
   pageAdler = <u32>((((adlerB + <u64>n) % 65521) << 16) | ((adlerA + 1) % 65521));
-  // Sampled counts scaled by the page's literals ÷ those counted (16.16 fixed point: integers only),
-  // plus 1 so that a literal the sample missed still has a code.
-  const scale: u64 = counted != 0 ? ((<u64>(n - matched)) << 16) / <u64>counted : 0;
-  for (let b: usize = 0; b < 256; b++) {
-    const f = w + LIT4 + (b << 2);
-    const c = load<u32>(f) + load<u32>(f, 1024) + load<u32>(f, 2048) + load<u32>(f, 3072);
-    store<u32>(w + LIT_FREQ + (b << 2), <u32>((<u64>c * scale) >> 16) + 1);
-  }
-  store<u32>(w + LIT_FREQ + (256 << 2), 1); // end of block
-
-  // Codes: at least two symbols in each alphabet, so every code is complete (some decoders insist).
-  if (load<u32>(w + LIT_FREQ + (257 << 2)) == 0 && countUsed(w + LIT_FREQ, 286) < 2)
-    store<u32>(w + LIT_FREQ + (257 << 2), 1);
+  // Codes: at least two symbols in each alphabet, so every code is complete (some decoders insist;
+  // the learnt literal/length code has all 286).
   if (load<u32>(w + DIST_FREQ) == 0) store<u32>(w + DIST_FREQ, 1);
   if (countUsed(w + DIST_FREQ, 30) < 2) {
     if (load<u32>(w + DIST_FREQ + 4) == 0) store<u32>(w + DIST_FREQ + 4, 1);
   }
-  buildCode(w + LIT_FREQ, 286, w + LENS, CODES_AT, 14);
+  if (learn) {
+    memory.fill(SAMPLE_FREQ, 0, 256 * 4);
+    countLits(data, n);
+    for (let k: usize = 0; k < 2; k++) learnSlot(k, 8 - 4 * <u32>k);
+  }
+  pickSlot(n);
   buildCode(w + DIST_FREQ, 30, w + LENS + 288, CODES_AT + 288 * 4, 15);
-  let nlit: u32 = 286;
-  while (nlit > 257 && load<u8>(w + LENS + nlit - 1) == 0) nlit--;
+  const nlit: u32 = 286; // the learnt code gives every symbol a length
   let ndist: u32 = 30;
   while (ndist > 1 && load<u8>(w + LENS + 288 + ndist - 1) == 0) ndist--;
 
   // Code lengths of both alphabets as one sequence, run-length coded (§3.2.7).
-  if (nlit < 288) memory.copy(w + LENS + nlit, w + LENS + 288, ndist); // contiguous for the RLE
+  memory.copy(w + LENS + nlit, w + LENS + 288, ndist); // contiguous for the RLE
   const total = nlit + ndist;
   const nrle = rleLengths(w + LENS, total, w + RLE, w + CL_FREQ);
   buildCode(w + CL_FREQ, 19, w + CL_LENS, w + CL_CODES, 7);
-  if (nlit < 288) memory.copy(w + LENS + 288, w + LENS + nlit, ndist); // back in place
+  memory.copy(w + LENS + 288, w + LENS + nlit, ndist); // back in place
   let ncl: u32 = 19;
   while (ncl > 4 && load<u8>(w + CL_LENS + <usize>unchecked(CL_ORDER[ncl - 1])) == 0) ncl--;
 
@@ -758,21 +808,6 @@ export function deflatePage(data: usize, n: usize, o: usize, stride: u32, rowDis
     o += f >> 3;
     acc >>= f;
     nb -= f;
-  }
-
-  // Per-length codes with their extra bits, so a match costs two table reads.
-  const codes = CODES_AT;
-  const lens = w + LENS;
-  for (let len: u32 = 3; len <= 258; len++) {
-    const s = <u32>load<u8>(w + LEN_SYM + len);
-    const sym = <usize>(257 + s);
-    const c = load<u32>(codes + (sym << 2));
-    const cl = c >> 24;
-    const extra = len - <u32>unchecked(LENGTH_BASE[s]);
-    store<u32>(
-      LEN_BITS_AT + ((<usize>len) << 2),
-      (c & 0xffff) | (extra << cl) | ((cl + <u32>unchecked(LENGTH_EXTRA[s])) << 24),
-    );
   }
 
   return writeSequences(data, n, seqsAt, nseq, o, acc, nb);

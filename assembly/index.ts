@@ -10,13 +10,14 @@ import {
   GLYPH_MARK,
   GLYPH_NEWLINE,
   GLYPH_SPACE,
+  lookup,
   scale,
   setAtlasLength,
   tablesEnd,
 } from './atlas';
 import { blitRow, cellPtr, clearFrom, pagePtr, setPage, stride } from './blit';
 import { align16, ensureMemory } from './memory';
-import { setDeflateWork, workBytes } from './deflate';
+import { learnLiteralCode, setDeflateWork, workBytes } from './deflate';
 import { setTables, TABLE_BYTES, writePng } from './png';
 import * as text from './text';
 
@@ -45,6 +46,7 @@ export function atlasBuffer(length: u32): usize {
  *  Returns the glyph count, or a negative code (bad atlas, bad scale, out of memory). */
 export function loadAtlas(length: u32, s: u32): i32 {
   cols = 0;
+  sampleW = 0;
   done = true;
   return buildTables(length, s);
 }
@@ -75,6 +77,9 @@ export function prepare(w: u32, h: u32, capacity: u32): usize {
   setPage(page, rowBytes, h, cells);
   setTables(encTables);
   pngPtr = png;
+  if (w != sampleW || h != sampleH) learnSample(c, r, rowBytes, h, page, png);
+  sampleW = w;
+  sampleH = h;
   cols = c;
   rows = r;
   width = w;
@@ -82,6 +87,28 @@ export function prepare(w: u32, h: u32, capacity: u32): usize {
   inputCap = capacity;
   inputPtr = input;
   return input;
+}
+
+/** The shape whose literal/length code is learnt (0: none since the atlas was loaded). */
+let sampleW: u32 = 0;
+let sampleH: u32 = 0;
+
+/** Draws a sample page — pseudo-random cells from a fixed seed: 1 in 8 blank, 1 in 8 of `!`–`@`,
+ *  the rest `a`–`z` — and learns the page deflate's literal/length codes from it: the same codes
+ *  for every page of this shape and atlas, whatever the text (docs/renderer.md §5). */
+function learnSample(c: u32, r: u32, rowBytes: u32, h: u32, page: usize, png: usize): void {
+  let x: u32 = 1;
+  for (let ri: u32 = 0; ri < r; ri++) {
+    for (let j: u32 = 0; j < c; j++) {
+      x = x * 1103515245 + 12345;
+      const k = x >> 16;
+      const b = x >> 29 == 0 ? 0x20 : x >> 28 == 2 ? 0x21 + (k & 31) : 0x61 + (k % 26);
+      store<u16>(cellPtr + ((<usize>j) << 1), <u16>(b == 0x20 ? GLYPH_BLANK : lookup(b)));
+    }
+    blitRow(ri, c);
+  }
+  clearFrom(r * ch * scale);
+  learnLiteralCode(page, <usize>rowBytes * h, png, rowBytes, rowBytes * ch * scale);
 }
 
 /** JS, once per render, after writing `length` units of text at prepare()'s pointer (UTF-8 bytes,

@@ -195,11 +195,10 @@ describe('the core deflate', () => {
     }
   });
 
-  // The issue's bar is 1.2× zlib level 1; 1.1× here leaves room for tuning and still catches a real
-  // loss. Measured today: prose 1.053×, log 0.936×, code 1.060× (the column parser's skip over text
-  // it keeps missing costs a few percent on prose; on these small pages the sampled literal
-  // histogram costs ~2%: docs/renderer.md §5).
-  it('makes prose, code and log pages within 1.1× of what zlib level 1 makes', async () => {
+  // The issue's bar: 1.2× zlib level 1. Measured today: prose 1.090×, log 1.037×, code 1.157× (the
+  // literal/length code is learnt once per shape from a sample page, not counted per page: ~3–10%
+  // more bytes than each page's own code; docs/renderer.md §5).
+  it('makes prose, code and log pages within 1.2× of what zlib level 1 makes', async () => {
     const log = Array.from(
       { length: 400 },
       (_, i) =>
@@ -213,18 +212,88 @@ describe('the core deflate', () => {
       const core = await loadWasmCore();
       for (const page of core.pages(text, PROSE_PAGE)) {
         const mine = idat(page.png('deflate')).length;
-        expect(mine).toBeLessThanOrEqual(1.1 * deflateSync(page.scanlines, { level: 1, memLevel: 9 }).length);
+        expect(mine).toBeLessThanOrEqual(1.2 * deflateSync(page.scanlines, { level: 1, memLevel: 9 }).length);
         break;
       }
     }
   });
 
+  it('codes every page with one of the two literal/length codes learnt for its shape, whatever its text', async () => {
+    // The literal/length code lengths (HLIT + 257 of them) from a page's dynamic-block header.
+    const litLengths = (png: Uint8Array): string | undefined => {
+      const z = idat(png);
+      let pos = 16; // past the zlib header
+      const bits = (n: number): number => {
+        let v = 0;
+        for (let i = 0; i < n; i++, pos++) v |= ((z[pos >> 3]! >> (pos & 7)) & 1) << i;
+        return v;
+      };
+      const head = bits(3);
+      if (head === 0) return undefined; // stored blocks: the page's code would have written more
+      expect(head).toBe(0b101); // final, dynamic
+      const hlit = bits(5) + 257;
+      const hdist = bits(5) + 1;
+      const hclen = bits(4) + 4;
+      const order = [16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15];
+      const cl = new Array<number>(19).fill(0);
+      for (let i = 0; i < hclen; i++) cl[order[i]!] = bits(3);
+      // Canonical code of the code lengths, decoded bit by bit (codes are stored MSB first).
+      const codes = new Map<string, number>();
+      let code = 0;
+      for (let len = 1; len <= 7; len++) {
+        for (let s = 0; s < 19; s++) if (cl[s] === len) codes.set(`${len}:${code++}`, s);
+        code <<= 1;
+      }
+      const out: number[] = [];
+      while (out.length < hlit + hdist) {
+        let c = 0;
+        let len = 0;
+        let sym: number | undefined;
+        while (sym === undefined) {
+          c = (c << 1) | bits(1);
+          sym = codes.get(`${++len}:${c}`);
+          expect(len).toBeLessThanOrEqual(7);
+        }
+        if (sym < 16) out.push(sym);
+        else if (sym === 16) out.push(...new Array<number>(3 + bits(2)).fill(out.at(-1)!));
+        else out.push(...new Array<number>(sym === 17 ? 3 + bits(3) : 11 + bits(7)).fill(0));
+      }
+      expect(hlit).toBe(286);
+      const lit = out.slice(0, hlit);
+      expect(lit.every((l) => l > 0 && l <= 14)).toBe(true); // every byte value and length has a code
+      return lit.join(',');
+    };
+    const repetitive = Array.from({ length: 300 }, (_, i) => `  let value${i} = compute(input[${i}]);`).join(
+      '\n',
+    );
+    let noiseSeed = 5;
+    const noise = Array.from({ length: 30_000 }, () => {
+      noiseSeed = (noiseSeed * 1103515245 + 12345) >>> 0;
+      return String.fromCodePoint(0x21 + (noiseSeed % 0x2fd0));
+    }).join('');
+    const seen = new Set<string>();
+    let stored = 0;
+    const core = await loadWasmCore();
+    for (const text of [englishProse(60_000), repetitive, noise, 'one short line', '']) {
+      for (const page of core.pages(text, PROSE_PAGE)) {
+        const png = page.png('deflate');
+        expect(Buffer.compare(inflateSync(idat(png)), page.scanlines)).toBe(0);
+        const lit = litLengths(png);
+        if (lit !== undefined) seen.add(lit);
+        else stored++;
+      }
+    }
+    // Prose takes the code for literal-heavy pages, the repeated lines the one for match-heavy pages.
+    expect(seen.size).toBe(2);
+    expect(stored).toBeLessThan(3); // only noise pages
+  });
+
   it('gives pinned bytes (golden sha256)', async () => {
     expect(sha256(await corePngs(englishProse(60_000), PROSE_PAGE, 'deflate'))).toBe(
-      '3ad9feed4dd6b94b1ca8f4c22330a96c6a5edf086c5bb08a8643b78bbef78232',
+      '45566760d01eac7d5142ce3aa74fadeb15dc96280724f3a098bad0f44afce862',
     );
     expect(sha256(await corePngs(englishProse(20_000), GF_PAGE, 'deflate'))).toBe(
-      '4e956e647bb4db5eb45ee26d40989811a3b2264050eff8b536e6bab541ecbbcd',
+      '9cbefdb6d9f94040dbf9927cad386a1c76f824942c62fffeeae13d8ba7867a7e',
     );
   });
 
