@@ -4,7 +4,8 @@
 // columns), one hash probe (repeated words) — and each band match then serves every pixel row of the
 // band, extended per row; past each band's ink extent the rows are white and each row's tail is one
 // match. The literal/length code is one of two learnt once per shape and atlas from prepare()'s
-// sample page, picked per page from its parse. Everything it reads is the page (and the bytes after
+// sample page, picked per page from its parse, unless the page's first literals say it is unlike the
+// sample (other glyphs): then the page builds its own from their counts. Everything it reads is the page (and the bytes after
 // it, which get no bits), those codes and tables it rebuilds per page, and the choice and the codes
 // use integer arithmetic (the one f64 sum compares integers exactly): the same scanlines give the
 // same bytes on every runtime. Ideas, sources and what each paid
@@ -116,6 +117,17 @@ function distSym(d: u32): u32 {
     ? <u32>load<u8>(work + DIST_SYM + d - 1)
     : <u32>load<u8>(work + DIST_SYM + 256 + ((d - 1) >> 7));
 }
+
+/** Literals are counted in the page's first bands until LIT_MIN have been counted (every band of
+ *  the sample page): enough to tell whether the learnt code fits the page, and to build the page's
+ *  own code when it does not. */
+const LIT_MIN: u32 = 2048;
+
+/** The page gets its own literal/length code when the learnt one writes its counted literals in
+ *  more than (1 + FALLBACK_PERMILLE / 1000) × their entropy. 85: prose, code and log pages of the
+ *  bench corpus measure 55–85 (hex digits at 4x6 too), base64, digits, CJK, accented and
+ *  upper-case text 80–1000+ (docs/renderer.md §5). */
+const FALLBACK_PERMILLE: u64 = 85;
 
 /** Shortest match of hash candidates, in columns (bytes per row). */
 const MIN_HASH: u32 = 6;
@@ -377,32 +389,75 @@ export function learnLiteralCode(data: usize, n: usize, o: usize, stride: u32, r
   learning = false;
 }
 
-/** Counts the literals of the sample page's sequences (the bytes between matches). */
-function countLits(data: usize, n: usize): void {
-  let src = data;
-  sampleLits = 1;
-  for (let q: usize = 0; q <= nseq; q++) {
-    const at = seqsAt + (q << 3);
-    const end = q == nseq ? data + n : src + <usize>load<u32>(at);
-    sampleLits += <u32>(end - src);
-    for (; src < end; src++) {
-      const c = SAMPLE_FREQ + ((<usize>load<u8>(src)) << 2);
-      store<u32>(c, load<u32>(c) + 1);
-    }
-    src = end + <usize>((load<u32>(at, 4) >> 16) & 0x1ff);
-  }
-}
-
 /** The sample's literal counts (u32[256]) and their total. */
 const SAMPLE_FREQ: usize = memory.data(256 * 4, 16);
 let sampleLits: u32 = 1;
-/** Bytes covered by this page's matches. */
+/** Bytes covered by this page's matches, and literals counted in its first bands. */
 let matched: usize = 0;
+let counted: u32 = 0;
+
+/** Counts `k` literal bytes at p into LIT_FREQ (which counts only lengths while parsing). */
+function countLits(p: usize, k: u32): void {
+  counted += k;
+  const f = work + LIT_FREQ;
+  for (let i: usize = 0; i < <usize>k; i++) {
+    const c = f + ((<usize>load<u8>(p + i)) << 2);
+    store<u32>(c, load<u32>(c) + 1);
+  }
+}
+
+/** Counts the literals of sequences q.. (the bytes between matches), the first starting at src. */
+function countSeqLits(q: usize, src: usize): void {
+  for (; q < nseq; q++) {
+    const at = seqsAt + (q << 3);
+    const k = load<u32>(at);
+    countLits(src, k);
+    src += <usize>k + <usize>((load<u32>(at, 4) >> 16) & 0x1ff);
+  }
+}
+
+/** log2(x) × 256 for x ≥ 1, the mantissa taken as linear (below the true value by < 0.09). */
+function log2x256(x: u32): u64 {
+  const z = clz(x);
+  return ((<u64>(31 - z)) << 8) | (<u64>(((x << z) >> 23) & 0xff));
+}
+
+/** Returns how much more the counted literals (counts in LIT_FREQ[0..255]) cost under the code
+ *  lengths now at LENS than their entropy (their own code's bits, near enough), in thousandths: 0
+ *  if no more. */
+function sumLits(): u64 {
+  const w = work;
+  let bits: u64 = 0;
+  let clc: u64 = 0;
+  for (let b: usize = 0; b < 256; b++) {
+    const c = load<u32>(w + LIT_FREQ + (b << 2));
+    bits += <u64>c * <u64>load<u8>(w + LENS + b);
+    clc += <u64>c * log2x256(c); // 0 × anything if c is 0
+  }
+  if (counted == 0) return 0;
+  const ent = <u64>counted * log2x256(counted) - clc + 1;
+  const learnt = bits << 8;
+  return learnt > ent ? ((learnt - ent) * 1000) / ent : 0;
+}
+
+/** Per-length codes with their extra bits from the codes at CODES_AT, so a match costs two reads. */
+function lengthCodes(): void {
+  for (let len: u32 = 3; len <= 258; len++) {
+    const s = <u32>load<u8>(work + LEN_SYM + len);
+    const c = load<u32>(CODES_AT + ((<usize>(257 + s)) << 2));
+    const cl = c >> 24;
+    const extra = len - <u32>unchecked(LENGTH_BASE[s]);
+    store<u32>(
+      LEN_BITS_AT + ((<usize>len) << 2),
+      (c & 0xffff) | (extra << cl) | ((cl + <u32>unchecked(LENGTH_EXTRA[s])) << 24),
+    );
+  }
+}
 /** Two literal/length codes learnt from the sample: lengths as frequent as an average literal, and
  *  16× that (pages of many matches). Each: codes u32[288], per-length codes u32[259], lengths u8[288],
  *  the sample's mean literal bits × 256. */
-const SLOT_BYTES: usize = 288 * 4 + 259 * 4 + 288 + 4;
-const SLOTS: usize = memory.data(2 * (288 * 4 + 259 * 4 + 288 + 4), 16);
+const SLOT_BYTES: usize = 288 * 4 + 288 + 4;
+const SLOTS: usize = memory.data(2 * (288 * 4 + 288 + 4), 16);
 
 /** Builds slot k's code from the sample's counts, each length counted 1 + literals >> shift times. */
 function learnSlot(k: usize, shift: u32): void {
@@ -413,25 +468,13 @@ function learnSlot(k: usize, shift: u32): void {
     store<u32>(f + (b << 2), c + 1);
   }
   buildCode(f, 286, w + LENS, CODES_AT, 14);
-  // Per-length codes with their extra bits, so a match costs two table reads.
-  for (let len: u32 = 3; len <= 258; len++) {
-    const s = <u32>load<u8>(w + LEN_SYM + len);
-    const c = load<u32>(CODES_AT + ((<usize>(257 + s)) << 2));
-    const cl = c >> 24;
-    const extra = len - <u32>unchecked(LENGTH_BASE[s]);
-    store<u32>(
-      LEN_BITS_AT + ((<usize>len) << 2),
-      (c & 0xffff) | (extra << cl) | ((cl + <u32>unchecked(LENGTH_EXTRA[s])) << 24),
-    );
-  }
   let bits: u64 = 0;
   for (let b: usize = 0; b < 256; b++) {
     bits += <u64>load<u32>(SAMPLE_FREQ + (b << 2)) * <u64>load<u8>(w + LENS + b);
   }
   const slot = SLOTS + k * SLOT_BYTES;
   memory.copy(slot, CODES_AT, 288 * 4);
-  memory.copy(slot + 288 * 4, LEN_BITS_AT, 259 * 4);
-  memory.copy(slot + 288 * 4 + 259 * 4, w + LENS, 288);
+  memory.copy(slot + 288 * 4, w + LENS, 288);
   store<u32>(slot + SLOT_BYTES - 4, <u32>((bits << 8) / <u64>sampleLits));
 }
 
@@ -446,8 +489,7 @@ function pickSlot(n: usize): void {
   for (let slot = SLOTS; slot < SLOTS + 2 * SLOT_BYTES; slot += SLOT_BYTES) {
     let bits = lits * <f64>load<u32>(slot + SLOT_BYTES - 4);
     for (let s: usize = 257; s < 286; s++) {
-      bits +=
-        <f64>load<u32>(w + LIT_FREQ + (s << 2)) * <f64>((<u32>load<u8>(slot + 288 * 4 + 259 * 4 + s)) << 8);
+      bits += <f64>load<u32>(w + LIT_FREQ + (s << 2)) * <f64>((<u32>load<u8>(slot + 288 * 4 + s)) << 8);
     }
     if (bits < bestBits) {
       bestBits = bits;
@@ -455,8 +497,7 @@ function pickSlot(n: usize): void {
     }
   }
   memory.copy(CODES_AT, best, 288 * 4);
-  memory.copy(LEN_BITS_AT, best + 288 * 4, 259 * 4);
-  memory.copy(w + LENS, best + 288 * 4 + 259 * 4, 286);
+  memory.copy(w + LENS, best + 288 * 4, 286);
 }
 
 let nseq: usize = 0;
@@ -716,6 +757,7 @@ export function deflatePage(data: usize, n: usize, o: usize, stride: u32, rowDis
 
   nseq = 0;
   matched = 0;
+  counted = 0;
   carry = 0;
   adlerA = 0;
   adlerB = 0;
@@ -750,7 +792,11 @@ export function deflatePage(data: usize, n: usize, o: usize, stride: u32, rowDis
       }
     }
     const nt = parseBand(b, y0, h, kb, ka, aboveDist, stride, ks, ext, kend, kendA);
+    const q = nseq;
+    const src = row + <usize>carry - <usize>lit; // where the band's first sequence starts
     lit = expandBand(data, stride, y0, h, nt, lit, aboveDist, <u32>(n - <usize>y0 * S), ext, extA);
+    // The band's literals (with those pending before it, not those pending after) until LIT_MIN.
+    if (learn || counted < LIT_MIN) countSeqLits(q, src);
   }
   pageAdlerSet = fused;
   pageAdler = <u32>((((adlerB + <u64>n) % 65521) << 16) | ((adlerA + 1) % 65521));
@@ -761,13 +807,29 @@ export function deflatePage(data: usize, n: usize, o: usize, stride: u32, rowDis
     if (load<u32>(w + DIST_FREQ + 4) == 0) store<u32>(w + DIST_FREQ + 4, 1);
   }
   if (learn) {
-    memory.fill(SAMPLE_FREQ, 0, 256 * 4);
-    countLits(data, n);
+    // Every band of the sample was counted; now the literals after its last match.
+    countLits(data + n - <usize>lit, lit);
+    sumLits();
+    memory.copy(SAMPLE_FREQ, w + LIT_FREQ, 256 * 4);
+    sampleLits = counted + 1;
     for (let k: usize = 0; k < 2; k++) learnSlot(k, 8 - 4 * <u32>k);
   }
   pickSlot(n);
+  const nlit: u32 = 286; // unused length symbols of a page's own code are coded as length 0
+  // The learnt code against the page's counted literals: a page unlike the sample (other glyphs,
+  // other letters) gets its own code, built from those counts scaled to the page's literals.
+  if (!learn && sumLits() > FALLBACK_PERMILLE) {
+    // 16.16 fixed point: integers only; plus 1 so that a literal the sample missed has a code.
+    const scale: u64 = ((<u64>(n - matched)) << 16) / <u64>counted;
+    for (let b: usize = 0; b < 256; b++) {
+      const f = w + LIT_FREQ + (b << 2);
+      store<u32>(f, <u32>((<u64>load<u32>(f) * scale) >> 16) + 1);
+    }
+    store<u32>(w + LIT_FREQ + (256 << 2), 1); // end of block
+    buildCode(w + LIT_FREQ, 286, w + LENS, CODES_AT, 14);
+  }
+  lengthCodes();
   buildCode(w + DIST_FREQ, 30, w + LENS + 288, CODES_AT + 288 * 4, 15);
-  const nlit: u32 = 286; // the learnt code gives every symbol a length
   let ndist: u32 = 30;
   while (ndist > 1 && load<u8>(w + LENS + 288 + ndist - 1) == 0) ndist--;
 

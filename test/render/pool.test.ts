@@ -14,7 +14,13 @@ describe('render pool', () => {
   afterAll(() => pool.close());
 
   it('gives the pages render() gives, in order, byte for byte, for both compressions and layouts', async () => {
-    const text = englishProse(40_000) + '\n\tcafé 😀 \u0000 ─│\n' + 'code();\n'.repeat(300);
+    // Prose, then CJK (glyphs the learnt literal code never saw: those pages build their own).
+    let seed = 3;
+    const cjk = Array.from({ length: 6_000 }, () => {
+      seed = (seed * 1103515245 + 12345) >>> 0;
+      return String.fromCharCode(0x4e00 + ((seed >>> 8) % 2000));
+    }).join('');
+    const text = englishProse(40_000) + '\n\tcafé 😀 \u0000 ─│\n' + 'code();\n'.repeat(300) + cjk;
     for (const options of [
       { shape: { width: 400, height: 200 }, cell: '4x6' as const },
       { shape: { width: 336, height: 400 }, variant: 'gf-6x10+flow', compression: 'fastest' as const },
