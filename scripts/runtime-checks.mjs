@@ -78,13 +78,16 @@ export async function runChecks(m, runtime) {
   // it; docs/renderer.md §5); scripts/runtimes.mjs compares this digest across the runtimes it runs.
   const same = `The same bytes on every runtime.\n\tcafé ─ 😀 \u0007\n${'lorem ipsum dolor sit amet '.repeat(900)}`;
   const all = [];
+  // Full pages of varied prose take the deflate codes learnt from the core's sample page (the text
+  // above, all repeats, gets a code of its own per page): both paths must agree across runtimes.
+  const texts = [same, variedProse(60_000)];
   for (const options of [
     { shape: { width: 504, height: 400 }, variant: 'gf-6x10' },
     { shape: { width: 1568, height: 784 }, cell: '4x6' },
   ]) {
     for (const compression of ['default', 'fastest']) {
-      for (const p of (await render(same, { ...options, compression, engine: 'wasm' })).pages)
-        all.push(p.png);
+      for (const t of texts)
+        for (const p of (await render(t, { ...options, compression, engine: 'wasm' })).pages) all.push(p.png);
     }
   }
   const joined = new Uint8Array(all.reduce((n, b) => n + b.length, 0));
@@ -92,4 +95,20 @@ export async function runChecks(m, runtime) {
   const hash = new Uint8Array(await crypto.subtle.digest('SHA-256', joined));
   const digest = [...hash.slice(0, 8)].map((b) => b.toString(16).padStart(2, '0')).join('');
   return `${runtime}: render (wasm and ts engines), decode, import, wire views, estimate, compaction, serverless ok; ${all.length} pages sha256 ${digest}`;
+}
+
+/** Words in a fixed pseudo-random order (an LCG, seed 7), about `n` characters: prose-like pages. */
+export function variedProse(n) {
+  const words = (
+    'the of and to in a is that for it as was with be by on not he this are or his from at which ' +
+    'but have an they you were her she there been one all we their has would when if so no will ' +
+    'more can said what out up some time could them about into than only other new page text model'
+  ).split(' ');
+  let x = 7;
+  let out = '';
+  while (out.length < n) {
+    x = (Math.imul(x, 1103515245) + 12345) >>> 0;
+    out += words[(x >>> 16) % words.length] + ((x & 63) === 0 ? '.\n' : ' ');
+  }
+  return out;
 }
