@@ -4,12 +4,12 @@
 // columns), one hash probe (repeated words) — and each band match then serves every pixel row of the
 // band, extended per row; past each band's ink extent the rows are white and each row's tail is one
 // match. The literal/length code is one of two learnt once per shape and atlas from prepare()'s
-// sample page, picked per page from its parse, unless the page's first literals say it is unlike the
-// sample (other glyphs): then the page builds its own from their counts. Everything it reads is the page (and the bytes after
-// it, which get no bits), those codes and tables it rebuilds per page, and the choice and the codes
-// use integer arithmetic (the one f64 sum compares integers exactly): the same scanlines give the
-// same bytes on every runtime. Ideas, sources and what each paid
-// are in docs/renderer.md §5 ("The core's deflate").
+// sample page, picked per page from its parse, unless the page's first literals say it is unlike
+// the sample (other glyphs): then the page builds its own from their counts. Everything it reads is
+// the page (and the bytes after it, which get no bits), those codes and tables it rebuilds per page,
+// and the choice and the codes use integer arithmetic (the one f64 sum compares integers exactly):
+// the same scanlines give the same bytes on every runtime. Ideas, sources and what each paid are in
+// docs/renderer.md §5 ("The core's deflate").
 
 import { align16 } from './memory';
 
@@ -809,7 +809,6 @@ export function deflatePage(data: usize, n: usize, o: usize, stride: u32, rowDis
   if (learn) {
     // Every band of the sample was counted; now the literals after its last match.
     countLits(data + n - <usize>lit, lit);
-    sumLits();
     memory.copy(SAMPLE_FREQ, w + LIT_FREQ, 256 * 4);
     sampleLits = counted + 1;
     for (let k: usize = 0; k < 2; k++) learnSlot(k, 8 - 4 * <u32>k);
