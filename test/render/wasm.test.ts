@@ -370,7 +370,7 @@ describe('the module', () => {
   // takeCells 16 bytes at a time, the 4x6 blitter's scalar index loads) 1.11× text → PNG per CPU
   // second; the layout state export (~0.7 KB: index.ts saveLayout/restoreLayout, text.ts
   // saveState/restoreState) lets a pool worker start its chunk from the state of its first page
-  // instead of laying out every page before it. 20.5 KB since issue 16's seventh session: the
+  // instead of laying out every page before it. 20.5 KB since issue 16's sixth session (its second part): the
   // literal/length codes learnt once per shape from a sample page (~0.45 KB: index.ts learnSample,
   // deflate.ts learnSlot/pickSlot; the per-page literal count it replaced was trimmed) take ~13 µs
   // (7%) off each 4x6 page for ~3.5% more bytes; with the fallback to a page's own code for text
