@@ -358,9 +358,12 @@ const poolSuite: BenchSuite = {
     const loadBefore = loadavg();
     const started = performance.now();
     const pool = createRenderPool({ size: cores });
+    // One worker per core but one, and the calling thread renders a share too (callerRenders).
+    const caller = createRenderPool({ callerRenders: true });
     const rows: BenchResult[] = [];
     try {
       await pool.warm();
+      await caller.warm();
       await base?.warm();
       const startupMs = performance.now() - started;
       const wasmUrl = new URL('../dist/render/wasm.js', import.meta.url).href;
@@ -388,18 +391,26 @@ const poolSuite: BenchSuite = {
             threads[1]!.render({ from: half, to: total, state: states[half]!, keep }),
           ]);
         const serial = await render(text, { ...options, engine: 'wasm' });
-        const parallel = await pool.render(text, options);
         const all = Buffer.concat(serial.pages.map((p) => p.png));
         const same =
-          serial.pages.length === parallel.pages.length &&
-          serial.pages.every((p, i) => Buffer.compare(p.png, parallel.pages[i]!.png) === 0) &&
+          Buffer.compare(Buffer.concat((await pool.render(text, options)).pages.map((p) => p.png)), all) ===
+            0 &&
+          Buffer.compare(Buffer.concat((await caller.render(text, options)).pages.map((p) => p.png)), all) ===
+            0 &&
           Buffer.compare(Buffer.concat(await one(false)), all) === 0 &&
           Buffer.compare(Buffer.concat(await two(false)), all) === 0;
         const baseline = base ? await base.render(text, options) : undefined;
         if (!same || (baseline && Buffer.compare(Buffer.concat(baseline.pages.map((p) => p.png)), all) !== 0))
           throw new Error(`pool (${compression}): bytes differ from render()`);
-        type Name = 'serial' | 'pool' | 'one' | 'two' | 'base';
-        const names: Name[] = ['serial', 'pool', 'one', 'two', ...(base ? (['base'] as const) : [])];
+        type Name = 'serial' | 'pool' | 'caller' | 'one' | 'two' | 'base';
+        const names: Name[] = [
+          'serial',
+          'pool',
+          'caller',
+          'one',
+          'two',
+          ...(base ? (['base'] as const) : []),
+        ];
         const runs = Object.fromEntries(
           names.map((n) => [
             n,
@@ -409,6 +420,7 @@ const poolSuite: BenchSuite = {
         const calls: Record<Name, () => Promise<unknown>> = {
           serial: () => render(text, { ...options, engine: 'wasm' }),
           pool: () => pool.render(text, options),
+          caller: () => caller.render(text, options),
           one,
           two,
           base: () => base!.render(text, options),
@@ -434,7 +446,6 @@ const poolSuite: BenchSuite = {
         const byThread = Object.fromEntries(
           names.map((n) => [n, splitThreadCpu(runs[n]!.threads, measured)]),
         ) as Record<Name, ReturnType<typeof splitThreadCpu>>;
-        const speedup = wall.serial / wall.pool;
         const ceiling = wall.one / wall.two;
         if (base)
           ctx.log(
@@ -444,51 +455,62 @@ const poolSuite: BenchSuite = {
               `other ${byThread.base.other.toFixed(1)} ms`,
           );
         ctx.log(
-          `${compression}, ${serial.pages.length} pages: serial ${wall.serial.toFixed(1)} ms (cpu ${cpu.serial.toFixed(1)}), ` +
-            `pool of ${cores} ${wall.pool.toFixed(1)} ms (cpu ${cpu.pool.toFixed(1)}), ${speedup.toFixed(2)}×; ` +
+          `${compression}, ${serial.pages.length} pages: serial ${wall.serial.toFixed(1)} ms (cpu ${cpu.serial.toFixed(1)}); ` +
             `ceiling: one thread ${wall.one.toFixed(1)} ms, two halves ${wall.two.toFixed(1)} ms (cpu ${cpu.two.toFixed(1)}), ` +
-            `${ceiling.toFixed(2)}×; pool ÷ ceiling ${(speedup / ceiling).toFixed(2)}; pool CPU by thread: calling ` +
-            `${byThread.pool.calling.toFixed(1)}, workers ${byThread.pool.workers.toFixed(1)}, other ${byThread.pool.other.toFixed(1)} ms`,
+            `${ceiling.toFixed(2)}×`,
         );
-        rows.push({
-          suite: 'pool',
-          impl: `${cores} workers, ${compression} (${from})`,
-          pages: serial.pages.length,
-          kbPerPage: round(serial.bytes / serial.pages.length / 1024, 1),
-          serialMs: round(wall.serial, 1),
-          poolMs: round(wall.pool, 1),
-          speedup: round(speedup, 2),
-          speedupPerCore: round(speedup / cores, 2),
-          // Two threads on two halves, nothing shared but the text, vs one thread on all the pages
-          // (same core code, same bytes): what this machine allows this workload, measured.
-          oneThreadMs: round(wall.one, 1),
-          twoHalvesMs: round(wall.two, 1),
-          ceiling: round(ceiling, 2),
-          ofCeiling: round(speedup / ceiling, 2),
-          serialCpuMs: round(cpu.serial, 1),
-          poolCpuMs: round(cpu.pool, 1),
-          twoHalvesCpuMs: round(cpu.two, 1),
-          oneThreadCpuMs: round(cpu.one, 1),
-          // Mean CPU per call by thread (/proc, Linux): the calling thread, the threads doing the work
-          // (the pool's workers; the ceiling's two threads), everything else (V8's GC and compiler
-          // threads, libuv).
-          poolCallingMs: round(byThread.pool.calling, 1),
-          poolWorkersMs: round(byThread.pool.workers, 1),
-          poolOtherMs: round(byThread.pool.other, 1),
-          twoHalvesWorkersMs: round(byThread.two.workers, 1),
-          twoHalvesOtherMs: round(byThread.two.calling + byThread.two.other, 1),
-          serialCallingMs: round(byThread.serial.calling, 1),
-          serialOtherMs: round(byThread.serial.other + byThread.serial.workers, 1),
-          // CPU the pool spends per CPU of the serial path (workers' start-up excluded: warmed).
-          cpuOverhead: round(cpu.pool / cpu.serial, 2),
-          // The speed-up its CPU allows on idle cores: an upper bound, not a measurement.
-          idleBound: round((cores * cpu.serial) / cpu.pool, 2),
-          startupMs: round(startupMs, 1),
-          identical: same,
-        });
+        for (const [name, label] of [
+          ['pool', `${cores} workers`],
+          ['caller', `${caller.size} worker${caller.size === 1 ? '' : 's'} + calling thread`],
+        ] as const) {
+          const speedup = wall.serial / wall[name];
+          const threads = byThread[name];
+          ctx.log(
+            `  ${label}: ${wall[name].toFixed(1)} ms (cpu ${cpu[name].toFixed(1)}), ${speedup.toFixed(2)}×, ` +
+              `÷ ceiling ${(speedup / ceiling).toFixed(2)}; CPU by thread: calling ${threads.calling.toFixed(1)}, ` +
+              `workers ${threads.workers.toFixed(1)}, other ${threads.other.toFixed(1)} ms`,
+          );
+          rows.push({
+            suite: 'pool',
+            impl: `${label}, ${compression} (${from})`,
+            pages: serial.pages.length,
+            kbPerPage: round(serial.bytes / serial.pages.length / 1024, 1),
+            serialMs: round(wall.serial, 1),
+            poolMs: round(wall[name], 1),
+            speedup: round(speedup, 2),
+            speedupPerCore: round(speedup / cores, 2),
+            // Two threads on two halves, nothing shared but the text, vs one thread on all the pages
+            // (same core code, same bytes): what this machine allows this workload, measured.
+            oneThreadMs: round(wall.one, 1),
+            twoHalvesMs: round(wall.two, 1),
+            ceiling: round(ceiling, 2),
+            ofCeiling: round(speedup / ceiling, 2),
+            serialCpuMs: round(cpu.serial, 1),
+            poolCpuMs: round(cpu[name], 1),
+            twoHalvesCpuMs: round(cpu.two, 1),
+            oneThreadCpuMs: round(cpu.one, 1),
+            // Mean CPU per call by thread (/proc, Linux): the calling thread, the threads doing the work
+            // (the pool's workers; the ceiling's two threads), everything else (V8's GC and compiler
+            // threads, libuv).
+            poolCallingMs: round(threads.calling, 1),
+            poolWorkersMs: round(threads.workers, 1),
+            poolOtherMs: round(threads.other, 1),
+            twoHalvesWorkersMs: round(byThread.two.workers, 1),
+            twoHalvesOtherMs: round(byThread.two.calling + byThread.two.other, 1),
+            serialCallingMs: round(byThread.serial.calling, 1),
+            serialOtherMs: round(byThread.serial.other + byThread.serial.workers, 1),
+            // CPU the pool spends per CPU of the serial path (workers' start-up excluded: warmed).
+            cpuOverhead: round(cpu[name] / cpu.serial, 2),
+            // The speed-up its CPU allows on idle cores: an upper bound, not a measurement.
+            idleBound: round((cores * cpu.serial) / cpu[name], 2),
+            startupMs: round(startupMs, 1),
+            identical: same,
+          });
+        }
       }
     } finally {
       await pool.close();
+      await caller.close();
       await base?.close();
     }
     const loadAfter = loadavg();

@@ -60,8 +60,8 @@ DIR/records.json (the compaction items a history would append). Prints the repor
                         one the transcript carried (or the workspace history recorded), if any
   --system-file F       read the system prompt from a file
   --json                print one JSON object (report, request file, page files) instead of text
-  --jobs N              render snapshot texts of 16 pages or more on N worker threads, 'auto' = one
-                        per core (default 1: this thread); the same bytes
+  --jobs N              render snapshot texts of 16 pages or more on N threads, this one and N-1
+                        workers, 'auto' = one per core (default 1: this thread only); the same bytes
 `;
 
 const PAGE_FILE = /^page-\d{3,}\.png$/;
@@ -218,7 +218,7 @@ export const compactCommand: Command = {
       };
     }
     // Same bytes as this thread renders (src/render-node/pool.ts); only large snapshot texts go there.
-    const pool = jobs > 1 ? createRenderPool({ size: jobs }) : undefined;
+    const pool = jobs > 1 ? createRenderPool({ size: jobs - 1, callerRenders: true }) : undefined;
     if (pool) options.pool = pool;
     let prepared;
     try {

@@ -16,7 +16,8 @@ Existing page-NNN.png files in DIR are replaced. Prints pages, characters, escap
   --cell NAME          glyph cell: ${CELL_NAMES.join(', ')} (default 4x6)
   --scale N            integer scale 1–4 (default 1)
   --compression MODE   default | fastest (default: default)
-  --jobs N             render on N worker threads, 'auto' = one per core (default 1: this thread)
+  --jobs N             render on N threads, this one and N-1 workers, 'auto' = one per core
+                       (default 1: this thread only); the same bytes
   --out DIR            where the pages go (required)
   --json               print one JSON object instead of the summary
 `;
@@ -102,8 +103,9 @@ export const renderCommand: Command = {
     };
     let result;
     if (jobs > 1) {
-      // Same bytes as the serial path (src/render-node/pool.ts); the pages arrive when all are done.
-      const pool = createRenderPool({ size: jobs });
+      // Same bytes as the serial path (src/render-node/pool.ts). This thread renders a share too: it has
+      // nothing else to do meanwhile, and its pages need no message (docs/render.md).
+      const pool = createRenderPool({ size: jobs - 1, callerRenders: true });
       try {
         result = await pool.render(text, options);
       } finally {

@@ -4,7 +4,8 @@
  * posted to every worker. A render is posted at once, then its text encoded to UTF-8 once, into a
  * SharedArrayBuffer all workers read (no clone of the string per worker; they wake while it is
  * encoded): one worker renders from page 0 while
- * another counts the pages (layout only), cuts them into chunks that shrink towards the end (guided
+ * another counts the pages (layout only; with `callerRenders`, the calling thread counts first and then
+ * renders from page 0 itself), cuts them into chunks that shrink towards the end (guided
  * scheduling) and publishes each chunk's first-page layout state in a shared control block
  * (chunks.ts). Each worker takes the next chunk from a shared atomic counter, so a worker that gets
  * more CPU takes more chunks and none idles while another still holds a long tail, and starts it from
@@ -26,7 +27,7 @@ import {
   type RenderResult,
 } from '../render/index.js';
 import { layoutGeometry } from '../render/reference.js';
-import { wasmModule, type Utf8Text } from '../render/wasm.js';
+import { loadWasmCoreFrom, wasmModule, type Utf8Text, type WasmCore } from '../render/wasm.js';
 import {
   BOUNDS_AT,
   CHUNKS,
@@ -40,7 +41,14 @@ import {
   TEXT_FAILED,
   textWritten,
 } from './chunks.js';
-import type { HeldSlot, PoolChunk, PoolJob, PoolReply, PoolWarm } from './worker.js';
+import {
+  renderShare,
+  type HeldSlot,
+  type PoolChunk,
+  type PoolJob,
+  type PoolReply,
+  type PoolWarm,
+} from './share.js';
 
 export { chunkBounds } from './chunks.js';
 
@@ -48,8 +56,18 @@ export { chunkBounds } from './chunks.js';
 export type PoolRenderOptions = Omit<RenderOptions, 'engine' | 'deflate'>;
 
 export interface RenderPoolOptions {
-  /** Worker threads, default `os.availableParallelism()`. */
+  /**
+   * Worker threads, default `os.availableParallelism()` (with `callerRenders`, one fewer, at least
+   * one).
+   */
   size?: number;
+  /**
+   * The calling thread renders a share of each text too, as the thread that counts the pages and
+   * renders the first chunk: no worker waits for another to count, and its pages need no message.
+   * `render()` then blocks the event loop while it does its share (about half the pages on 2 cores),
+   * so this suits a CLI or a batch job, not a server that must stay responsive. Default false.
+   */
+  callerRenders?: boolean;
   /** Node's per-worker heap limits (`worker_threads` ResourceLimits); a worker over them fails its pages. */
   resourceLimits?: ResourceLimits;
 }
@@ -66,9 +84,9 @@ interface Job {
   delivering: boolean;
   /** Workers it was posted to that have not said `done`. */
   workers: Set<Worker>;
-  /** The worker that renders chunk 0 from page 0, and the one that counts the pages. */
-  lead: Worker;
-  counter: Worker;
+  /** The worker that renders chunk 0 from page 0, and the one that counts the pages (none: the calling thread). */
+  lead: Worker | undefined;
+  counter: Worker | undefined;
   text: string | Utf8Text;
   width: number;
   height: number;
@@ -96,15 +114,22 @@ interface Thread {
 export class RenderPool {
   /** Worker threads of this pool. */
   readonly size: number;
+  /** Whether the calling thread renders a share of each text (`RenderPoolOptions.callerRenders`). */
+  readonly callerRenders: boolean;
   private readonly limits: ResourceLimits | undefined;
+  /** The calling thread's core, when it renders too. */
+  private core: Promise<WasmCore> | undefined;
   private readonly workers = new Map<Worker, Thread>();
   /** The text buffer of a finished render, reused: a fresh one costs more to fault in than to fill. */
   private spare: SharedArrayBuffer | undefined;
+  /** What the calling thread holds while it renders (share.ts writes it; errors name their page anyway). */
+  private readonly callerHeld: HeldSlot = new Int32Array(2).fill(-1);
   private closed = false;
   private nextId = 0;
 
   constructor(options: RenderPoolOptions = {}) {
-    const size = options.size ?? availableParallelism();
+    this.callerRenders = options.callerRenders ?? false;
+    const size = options.size ?? Math.max(1, availableParallelism() - (this.callerRenders ? 1 : 0));
     if (!Number.isInteger(size) || size < 1) {
       throw new RangeError(`render pool: size must be an integer ≥ 1, found ${String(size)}`);
     }
@@ -168,14 +193,18 @@ export class RenderPool {
       : undefined;
     const shared = buffer === undefined ? text : { utf8: new Uint8Array(buffer) };
     await this.fill();
+    const core = this.callerRenders ? await (this.core ??= wasmModule().then(loadWasmCoreFrom)) : undefined;
     return new Promise<RenderResult>((resolve, reject) => {
-      // The least busy workers lead and count; every worker gets every render, in the same order (a
-      // worker waiting for a count then never waits on one that waits on it, worker.ts).
+      // The least busy workers lead and count, unless this thread does; every worker gets every render,
+      // in the same order (a worker waiting for a count then never waits on one that waits on it).
       const threads = [...this.workers].sort((a, b) => a[1].jobs.size - b[1].jobs.size);
-      const [lead, counter] = [threads[0]![0], (threads[1] ?? threads[0]!)[0]];
+      const [lead, counter] = core
+        ? [undefined, undefined]
+        : [threads[0]![0], (threads[1] ?? threads[0]!)[0]];
+      const threadCount = this.size + (core ? 1 : 0);
       const job: Job = {
         id: this.nextId++,
-        ctl: controlBlock(this.size),
+        ctl: controlBlock(threadCount),
         maxPages,
         chunks: [],
         delivered: 0,
@@ -192,6 +221,18 @@ export class RenderPool {
         reject,
         settled: false,
       };
+      const message = (role: PoolJob['role']): PoolJob => ({
+        kind: 'render',
+        id: job.id,
+        text: shared,
+        options: geometry,
+        mode: compression === 'fastest' ? 'stored' : 'deflate',
+        ctl: job.ctl,
+        role,
+        workers: threadCount,
+        maxPages,
+        notify: options.onPage !== undefined,
+      });
       for (const [worker, t] of this.workers) {
         job.workers.add(worker);
         t.jobs.add(job);
@@ -204,31 +245,33 @@ export class RenderPool {
             : worker === counter
               ? 'count'
               : 'help';
-        worker.postMessage({
-          kind: 'render',
-          id: job.id,
-          text: shared,
-          options: geometry,
-          mode: compression === 'fastest' ? 'stored' : 'deflate',
-          ctl: job.ctl,
-          role,
-          workers: this.size,
-          maxPages,
-          notify: options.onPage !== undefined,
-        } satisfies PoolJob);
+        worker.postMessage(message(role));
       }
-      if (buffer === undefined) return;
-      // Straight into the shared buffer, sized for the worst case (3 bytes per UTF-16 unit; the pages
-      // beyond what is written are never touched): measuring the UTF-8 length first
-      // (Buffer.byteLength) cost twice the encoding (0.6 vs 0.3 ms for 5 MB of prose).
-      const { read, written } = encoder.encodeInto(text, new Uint8Array(buffer));
-      if (read < text.length) {
-        textWritten(job.ctl, TEXT_FAILED);
-        this.fail(
-          job,
-          new RangeError(`text of more than ${buffer.byteLength} bytes is too large for the wasm core`),
-        );
-      } else textWritten(job.ctl, written);
+      if (buffer !== undefined) {
+        // Straight into the shared buffer, sized for the worst case (3 bytes per UTF-16 unit; the pages
+        // beyond what is written are never touched): measuring the UTF-8 length first
+        // (Buffer.byteLength) cost twice the encoding (0.6 vs 0.3 ms for 5 MB of prose).
+        const { read, written } = encoder.encodeInto(text, new Uint8Array(buffer));
+        if (read < text.length) {
+          textWritten(job.ctl, TEXT_FAILED);
+          this.fail(
+            job,
+            new RangeError(`text of more than ${buffer.byteLength} bytes is too large for the wasm core`),
+          );
+          return;
+        }
+        textWritten(job.ctl, written);
+      }
+      // This thread's share, now: it counts and publishes the chunks (so no worker waits on another),
+      // renders the first chunk and takes chunks like any worker; its chunks come back without a message.
+      if (core) {
+        // Its chunks all at its end (`notify` off): nothing can deliver them before this returns.
+        renderShare(core, { ...message('lead+count'), notify: false }, this.callerHeld, (reply) => {
+          if (reply.kind === 'chunk') this.received(job, reply);
+          if (reply.kind === 'done') for (const c of reply.chunks) this.received(job, c);
+          if (reply.kind !== 'ready') this.settle(job, reply);
+        });
+      }
     });
   }
 
@@ -313,11 +356,19 @@ export class RenderPool {
     }
     const job = [...t.jobs].find((j) => j.id === reply.id);
     if (!job) return;
-    if (reply.kind === 'chunk') {
-      this.received(job, reply);
-      void this.deliver(job);
-      return;
+    if (reply.kind === 'chunk') this.received(job, reply);
+    if (reply.kind === 'done') for (const c of reply.chunks) this.received(job, c);
+    if (reply.kind === 'done' || reply.kind === 'error') {
+      t.jobs.delete(job);
+      job.workers.delete(worker);
+      if (job.workers.size === 0) this.recycle(job.text); // no worker reads it any more
+      if (t.jobs.size === 0) worker.unref(); // an idle pool does not keep the process alive
     }
+    this.settle(job, reply);
+  }
+
+  /** Acts on a thread's reply once its chunks are in: delivers them, or fails the render. */
+  private settle(job: Job, reply: Exclude<PoolReply, { kind: 'ready' }>): void {
     if (reply.kind === 'counted') {
       this.fail(
         job,
@@ -326,14 +377,7 @@ export class RenderPool {
             `pass a larger maxPages (or Infinity) to lift the limit`,
         ),
       );
-      return;
-    }
-    if (reply.kind === 'done') for (const c of reply.chunks) this.received(job, c);
-    t.jobs.delete(job);
-    job.workers.delete(worker);
-    if (job.workers.size === 0) this.recycle(job.text); // no worker reads it any more
-    if (t.jobs.size === 0) worker.unref(); // an idle pool does not keep the process alive
-    if (reply.kind === 'error') {
+    } else if (reply.kind === 'error') {
       const where = reply.page < 0 ? 'counting the pages' : `page ${reply.page + 1}`;
       this.fail(job, new Error(`render pool: ${where}: ${reply.error}`));
     } else void this.deliver(job);

@@ -3,6 +3,7 @@
  * order, and errors that name their page.
  */
 import { spawnSync } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 import { afterAll, describe, expect, it } from 'vitest';
 import { englishProse } from '../../src/cli/prose.js';
 import { decode, normalize, render } from '../../src/render/index.js';
@@ -137,6 +138,49 @@ describe('render pool', () => {
       expect([late.chars, late.escapes, late.bytes]).toEqual([serial.chars, serial.escapes, serial.bytes]);
     } finally {
       await two.close();
+    }
+  });
+
+  it('renders a share on the calling thread with callerRenders: it counts, so a limit fails there; same bytes', async () => {
+    const caller = createRenderPool({ callerRenders: true, size: 2 });
+    try {
+      expect([caller.size, caller.callerRenders]).toEqual([2, true]);
+      expect(createRenderPool({ callerRenders: true }).size).toBe(Math.max(1, availableParallelism() - 1));
+      const text = englishProse(60_000) + '\ud800 lone \r\n' + englishProse(5_000);
+      const seen: number[] = [];
+      for (const options of [
+        { shape: { width: 200, height: 60 }, cell: '4x6' as const },
+        { shape: { width: 160, height: 90 }, variant: 'gf-6x10+flow', compression: 'fastest' as const },
+      ]) {
+        const [a, b, serial] = await Promise.all([
+          caller.render(text, { ...options, onPage: (_, i) => void seen.push(i) }),
+          caller.render(englishProse(30_000), options),
+          render(text, { ...options, engine: 'wasm' }),
+        ]);
+        expect(a.pages.length).toBeGreaterThan(40);
+        expect(a.pages.map((p) => Buffer.from(p.png).toString('base64'))).toEqual(
+          serial.pages.map((p) => Buffer.from(p.png).toString('base64')),
+        );
+        expect([a.chars, a.escapes, a.bytes]).toEqual([serial.chars, serial.escapes, serial.bytes]);
+        expect(seen.splice(0)).toEqual(serial.pages.map((_, i) => i));
+        const b2 = await render(englishProse(30_000), { ...options, engine: 'wasm' });
+        expect(b.pages.map((p) => p.png.length)).toEqual(b2.pages.map((p) => p.png.length));
+      }
+      // Texts smaller than a chunk per thread: the calling thread renders them whole.
+      for (const t of ['', 'one page', 'x\n'.repeat(13)]) {
+        const want = await render(t, { shape: { width: 160, height: 60 }, engine: 'wasm' });
+        const got = await caller.render(t, { shape: { width: 160, height: 60 } });
+        expect(got.pages.map((p) => Buffer.from(p.png).toString('base64'))).toEqual(
+          want.pages.map((p) => Buffer.from(p.png).toString('base64')),
+        );
+      }
+      // The calling thread counted: the limit's error is render()'s, and the pool goes on.
+      await expect(
+        caller.render(englishProse(50_000), { shape: { width: 160, height: 60 }, maxPages: 5 }),
+      ).rejects.toThrow(/render: the text needs more than 5 pages of 160x60; pass a larger maxPages/);
+      expect((await caller.render('after', { shape: { width: 160, height: 60 } })).pages).toHaveLength(1);
+    } finally {
+      await caller.close();
     }
   });
 
