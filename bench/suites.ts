@@ -1,6 +1,7 @@
 import { compactionSuite } from './compaction.js';
 import { DEFLATE_SUITES } from './deflate.js';
 import { importSuite } from './import.js';
+import { POOL_SUITES } from './pool.js';
 import { RENDER_SUITES } from './render.js';
 import { shapesSuite } from './shapes.js';
 import { storeSuite } from './store.js';
@@ -14,6 +15,7 @@ import { rootImportSuite } from './root-import.js';
 export const SUITES: readonly BenchSuite[] = [
   ...RENDER_SUITES,
   ...DEFLATE_SUITES,
+  ...POOL_SUITES,
   shapesSuite,
   importSuite,
   storeSuite,

@@ -4,8 +4,8 @@
  * posted to every worker. A render is posted at once, then its text encoded to UTF-8 once, into a
  * SharedArrayBuffer all workers read (no clone of the string per worker; they wake while it is
  * encoded): one worker renders from page 0 while
- * another counts the pages (layout only; with `callerRenders`, the calling thread counts first and then
- * renders from page 0 itself), cuts them into chunks that shrink towards the end (guided
+ * another counts the pages (layout only; with `callerRenders`, the calling thread renders from page 0),
+ * cuts them into chunks that shrink towards the end (guided
  * scheduling) and publishes each chunk's first-page layout state in a shared control block
  * (chunks.ts). Each worker takes the next chunk from a shared atomic counter, so a worker that gets
  * more CPU takes more chunks and none idles while another still holds a long tail, and starts it from
@@ -62,8 +62,8 @@ export interface RenderPoolOptions {
    */
   size?: number;
   /**
-   * The calling thread renders a share of each text too, as the thread that counts the pages and
-   * renders the first chunk: no worker waits for another to count, and its pages need no message.
+   * The calling thread renders a share of each text too: it renders from page 0 while a worker counts
+   * the pages, then takes chunks like a worker; its pages need no message.
    * `render()` then blocks the event loop while it does its share (about half the pages on 2 cores),
    * so this suits a CLI or a batch job, not a server that must stay responsive. Default false.
    */
@@ -195,11 +195,12 @@ export class RenderPool {
     await this.fill();
     const core = this.callerRenders ? await (this.core ??= wasmModule().then(loadWasmCoreFrom)) : undefined;
     return new Promise<RenderResult>((resolve, reject) => {
-      // The least busy workers lead and count, unless this thread does; every worker gets every render,
-      // in the same order (a worker waiting for a count then never waits on one that waits on it).
+      // The least busy workers lead and count (this thread leads, when it renders too); every worker
+      // gets every render, in the same order (a worker waiting for a count then never waits on one that
+      // waits on it).
       const threads = [...this.workers].sort((a, b) => a[1].jobs.size - b[1].jobs.size);
       const [lead, counter] = core
-        ? [undefined, undefined]
+        ? [undefined, threads[0]![0]]
         : [threads[0]![0], (threads[1] ?? threads[0]!)[0]];
       const threadCount = this.size + (core ? 1 : 0);
       const job: Job = {
@@ -262,11 +263,12 @@ export class RenderPool {
         }
         textWritten(job.ctl, written);
       }
-      // This thread's share, now: it counts and publishes the chunks (so no worker waits on another),
-      // renders the first chunk and takes chunks like any worker; its chunks come back without a message.
+      // This thread's share, now: it renders from page 0 while a worker counts, then takes chunks like
+      // any worker (share.ts: it never waits on a worker but while one publishes the count); its chunks
+      // come back without a message, all at its end (`notify` off: nothing can deliver them before
+      // this returns).
       if (core) {
-        // Its chunks all at its end (`notify` off): nothing can deliver them before this returns.
-        renderShare(core, { ...message('lead+count'), notify: false }, this.callerHeld, (reply) => {
+        renderShare(core, { ...message('lead'), notify: false }, this.callerHeld, (reply) => {
           if (reply.kind === 'chunk') this.received(job, reply);
           if (reply.kind === 'done') for (const c of reply.chunks) this.received(job, c);
           if (reply.kind !== 'ready') this.settle(job, reply);

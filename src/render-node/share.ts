@@ -182,19 +182,25 @@ export function renderShare(c: WasmCore, job: PoolJob, held: HeldSlot, post: Pos
     }
     if (job.role === 'lead') {
       // Page 0 on: each page claimed before it is drawn, until the counter locks the claims and fixes
-      // the first chunk to hold at least the pages claimed.
+      // the first chunk to hold at least the pages claimed. The lead waits on the counter only while
+      // the counter publishes (it has locked the claims): where the text ends, or runs past maxPages,
+      // before the count is in, the lead publishes or stops the render itself, so a calling thread
+      // that leads never waits on a worker that is late, busy or gone.
       let end = -1;
+      let over = false;
       chunk(
         0,
         0,
         (p) => {
           if (end < 0) {
-            if (
-              p < job.maxPages &&
-              Atomics.load(ctl, NEXT) < 2 ** 30 &&
-              Atomics.compareExchange(ctl, CLAIM, p, p + 1) === p
-            )
-              return true;
+            if (Atomics.load(ctl, NEXT) < 2 ** 30) {
+              if (p < job.maxPages) {
+                if (Atomics.compareExchange(ctl, CLAIM, p, p + 1) === p) return true;
+              } else if (p > job.maxPages) {
+                over = true; // page maxPages + 1 was there
+                return false;
+              } else if (Atomics.load(ctl, CLAIM) === p) return true; // drawn to learn if it is there
+            }
             end = waitReady(ctl) ? chunkRange(ctl, 0)[1] : 0;
           }
           return p < end && Atomics.load(ctl, NEXT) < 2 ** 30;
@@ -202,6 +208,16 @@ export function renderShare(c: WasmCore, job: PoolJob, held: HeldSlot, post: Pos
         // Before the count is in, room for a few pages more than so far.
         (p) => (end < 0 ? Math.max(7, p) : end - p - 1),
       );
+      const claimed = Atomics.load(ctl, CLAIM);
+      if (end >= 0 || claimed === LOCKED || Atomics.load(ctl, NEXT) >= 2 ** 30) {
+        // The count came in (or the render stopped) while the lead drew its pages.
+      } else if (over) {
+        stop(ctl);
+        post({ kind: 'counted', id: job.id, pages: job.maxPages + 1 });
+      } else if (Atomics.compareExchange(ctl, CLAIM, claimed, LOCKED) === claimed) {
+        // The text ended before the count: all its pages are the lead's first chunk.
+        publish(ctl, at, chunkBounds(at, 1, at));
+      }
     } else if (job.role === 'lead+count' && Atomics.load(ctl, STATUS) !== STOPPED) {
       const [from, to] = chunkRange(ctl, 0);
       chunk(
@@ -260,6 +276,8 @@ function count(c: WasmCore, job: PoolJob, held: HeldSlot, post: Post): WasmRun {
     return run;
   }
   const claimed = job.role === 'count' ? Atomics.exchange(ctl, CLAIM, LOCKED) : 0;
+  // The lead locked the claims first: the text ended within its pages, and it published them.
+  if (claimed === LOCKED) return run;
   const bounds = chunkBounds(pages, job.workers, Math.min(claimed, pages));
   for (let k = 0; k < bounds.length - 1; k++) {
     const from = bounds[k]! * LAYOUT_STATE_INTS;

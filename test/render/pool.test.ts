@@ -174,11 +174,51 @@ describe('render pool', () => {
           want.pages.map((p) => Buffer.from(p.png).toString('base64')),
         );
       }
-      // The calling thread counted: the limit's error is render()'s, and the pool goes on.
-      await expect(
-        caller.render(englishProse(50_000), { shape: { width: 160, height: 60 }, maxPages: 5 }),
-      ).rejects.toThrow(/render: the text needs more than 5 pages of 160x60; pass a larger maxPages/);
-      expect((await caller.render('after', { shape: { width: 160, height: 60 } })).pages).toHaveLength(1);
+      // A limit: the calling thread or the counting worker, whichever gets there first, fails the render
+      // with render()'s error, or lets a text of exactly maxPages pages through; the pool goes on.
+      const shape = { width: 160, height: 60 };
+      const exact = (await render(englishProse(4_000), { shape, engine: 'wasm' })).pages.length;
+      expect(exact).toBeGreaterThan(2);
+      for (let round = 0; round < 10; round++) {
+        await expect(caller.render(englishProse(50_000), { shape, maxPages: 5 })).rejects.toThrow(
+          /render: the text needs more than 5 pages of 160x60; pass a larger maxPages/,
+        );
+        expect((await caller.render(englishProse(4_000), { shape, maxPages: exact })).pages).toHaveLength(
+          exact,
+        );
+        await expect(caller.render(englishProse(4_000), { shape, maxPages: exact - 1 })).rejects.toThrow(
+          /more than \d+ pages/,
+        );
+      }
+      expect((await caller.render('after', { shape })).pages).toHaveLength(1);
+    } finally {
+      await caller.close();
+    }
+  });
+
+  it('with callerRenders never waits on a worker: the calling thread renders the pages no worker takes', async () => {
+    // The worker of this pool dies as it starts (the heap limit of the test below), before it counts
+    // the pages: a calling thread that waited for the count would hang. It renders them all instead
+    // and publishes them itself.
+    const caller = createRenderPool({
+      callerRenders: true,
+      size: 1,
+      resourceLimits: { maxOldGenerationSizeMb: 4, maxYoungGenerationSizeMb: 1 },
+    });
+    try {
+      const shape = { width: 400, height: 200 };
+      for (const text of [englishProse(60_000), '', 'one page']) {
+        const [got, want] = [
+          await caller.render(text, { shape }),
+          await render(text, { shape, engine: 'wasm' }),
+        ];
+        expect(got.pages.map((p) => Buffer.from(p.png).toString('base64'))).toEqual(
+          want.pages.map((p) => Buffer.from(p.png).toString('base64')),
+        );
+      }
+      await expect(caller.render(englishProse(60_000), { shape, maxPages: 3 })).rejects.toThrow(
+        /more than 3 pages/,
+      );
     } finally {
       await caller.close();
     }
