@@ -74,7 +74,7 @@ export interface PoolChunk {
   meta: Int32Array;
 }
 
-/** What a worker posts back. */
+/** What a thread posts back (a worker through its port, the calling thread to the pool). */
 export type PoolReply =
   /** Chunk `chunk` of render `id`, posted at once (`notify`). */
   | ({ kind: 'chunk'; id: number } & PoolChunk)
@@ -112,7 +112,7 @@ export function renderShare(c: WasmCore, job: PoolJob, held: HeldSlot, post: Pos
   let pages: Iterator<WasmPage> | undefined;
   let at = -1; // the page `pages` yields next
   let page = -1;
-  /** This worker's pages of this render so far: how many, their bytes, whether all of one length. */
+  /** This thread's pages of this render so far: how many, their bytes, whether all of one length. */
   const seen = { pages: 0, bytes: 0, same: true };
   /** Renders pages [from, to) (to: a function, for the lead's chunk whose end is not fixed yet). */
   const chunk = (
