@@ -291,8 +291,9 @@ function count(c: WasmCore, job: PoolJob, held: HeldSlot, post: Post): WasmRun {
 /** The render's text: the string, or its UTF-8 bytes once the calling thread has written them. */
 function textOf(job: PoolJob): string | Utf8Text {
   if (typeof job.text === 'string') return job.text;
-  // The lead spins (up to 2 ms) rather than sleep: its first page starts as soon as the text is in.
-  const bytes = waitText(job.ctl, job.role === 'lead' || job.role === 'lead+count' ? 2 : 0);
+  // The lead and the counter spin (up to 2 ms) rather than sleep: the first page and the count start
+  // as soon as the text is in (a thread woken by Atomics.notify started 0.1–4 ms later, measured).
+  const bytes = waitText(job.ctl, job.role === 'help' ? 0 : 2);
   if (bytes < 0) throw new Error('the text was not written');
   return { utf8: job.text.utf8.subarray(0, bytes) };
 }
