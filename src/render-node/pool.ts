@@ -241,6 +241,7 @@ export class RenderPool {
         workers: threadCount,
         maxPages,
         notify: options.onPage !== undefined,
+        spin: role === 'lead' || role === 'lead+count' || (role === 'count' && core !== undefined),
       });
       for (const [worker, t] of this.workers) {
         job.workers.add(worker);

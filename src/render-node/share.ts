@@ -56,6 +56,12 @@ export interface PoolJob {
    * worker's chunks with its `done`: each message wakes the calling thread.
    */
   notify: boolean;
+  /**
+   * Spin (rather than sleep) for the text: the one worker whose start is on the render's critical
+   * path does (the lead, or the counter when the calling thread leads); more spinning threads than
+   * cores would slow the calling thread's encoding of the text.
+   */
+  spin: boolean;
 }
 
 /** Asks a worker to instantiate its core now (`RenderPool.warm()`). */
@@ -291,9 +297,9 @@ function count(c: WasmCore, job: PoolJob, held: HeldSlot, post: Post): WasmRun {
 /** The render's text: the string, or its UTF-8 bytes once the calling thread has written them. */
 function textOf(job: PoolJob): string | Utf8Text {
   if (typeof job.text === 'string') return job.text;
-  // The lead and the counter spin (up to 2 ms) rather than sleep: the first page and the count start
-  // as soon as the text is in (a thread woken by Atomics.notify started 0.1–4 ms later, measured).
-  const bytes = waitText(job.ctl, job.role === 'help' ? 0 : 2);
+  // Spinning (up to 2 ms) rather than sleeping: a thread woken by Atomics.notify started 0.1–4 ms
+  // later on this VM (measured).
+  const bytes = waitText(job.ctl, job.spin ? 2 : 0);
   if (bytes < 0) throw new Error('the text was not written');
   return { utf8: job.text.utf8.subarray(0, bytes) };
 }
