@@ -141,7 +141,7 @@ describe('render pool', () => {
     }
   });
 
-  it('renders a share on the calling thread with callerRenders: it counts, so a limit fails there; same bytes', async () => {
+  it("renders a share on the calling thread with callerRenders: same bytes, pages in order, render()'s limit error", async () => {
     const caller = createRenderPool({ callerRenders: true, size: 2 });
     try {
       expect([caller.size, caller.callerRenders]).toEqual([2, true]);
