@@ -93,9 +93,9 @@ export function prepare(w: u32, h: u32, capacity: u32): usize {
 let sampleW: u32 = 0;
 let sampleH: u32 = 0;
 
-/** Draws a sample page — pseudo-random cells from a fixed seed: 1 in 8 blank, 1 in 16 of `!`–`@` (top bits 0010),
- *  the rest `a`–`z` — and learns the page deflate's literal/length codes from it: the same codes
- *  for every page of this shape and atlas, whatever the text (docs/renderer.md §5). */
+/** Draws a sample page — pseudo-random cells from a fixed seed: 1 in 8 blank, 1 in 16 of `!`–`@`
+ *  (top bits 0010), the rest `a`–`z` — and learns the page deflate's literal/length codes from it:
+ *  the same codes for every page of this shape and atlas, whatever the text (docs/renderer.md §5). */
 function learnSample(c: u32, r: u32, rowBytes: u32, h: u32, page: usize, png: usize): void {
   let x: u32 = 1;
   for (let ri: u32 = 0; ri < r; ri++) {

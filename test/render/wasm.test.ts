@@ -370,12 +370,12 @@ describe('the module', () => {
   // takeCells 16 bytes at a time, the 4x6 blitter's scalar index loads) 1.11× text → PNG per CPU
   // second; the layout state export (~0.7 KB: index.ts saveLayout/restoreLayout, text.ts
   // saveState/restoreState) lets a pool worker start its chunk from the state of its first page
-  // instead of laying out every page before it. 20.5 KB since issue 16's sixth session (its second part): the
+  // instead of laying out every page before it. 20.5 KB since issue 16's sixth session: the
   // literal/length codes learnt once per shape from a sample page (~0.45 KB: index.ts learnSample,
   // deflate.ts learnSlot/pickSlot; the per-page literal count it replaced was trimmed) take ~13 µs
   // (7%) off each 4x6 page for ~3.5% more bytes; with the fallback to a page's own code for text
-  // unlike the sample (~0.35 KB: deflate.ts countSeqLits/sumLits; 20,904 bytes) ~9 µs. A change that needs more should trim first or say
-  // what it buys.
+  // unlike the sample (~0.35 KB: deflate.ts countSeqLits/sumLits; 20,904 bytes in all), ~9 µs.
+  // A change that needs more should trim first or say what it buys.
   // The budget still catches an accidental runtime or library pull-in.
   const BUDGET = 20.5 * 1024;
 
